@@ -1,0 +1,36 @@
+"""API permissions. Checked on the server for every request; the UI only hides buttons."""
+
+from __future__ import annotations
+
+from rest_framework.permissions import SAFE_METHODS, BasePermission
+
+from .roles import is_researcher, user_roles
+
+
+class HasRole(BasePermission):
+    """Any signed-in user with one of the Kasauti roles."""
+
+    message = "Your account has no Kasauti role (annotator, researcher or admin)."
+
+    def has_permission(self, request, view) -> bool:
+        return bool(user_roles(request.user))
+
+
+class CatalogPermission(BasePermission):
+    """Everyone with a role reads the catalog; only researchers and admins change it."""
+
+    message = "Only researchers and admins can change the catalog."
+
+    def has_permission(self, request, view) -> bool:
+        if not user_roles(request.user):
+            return False
+        if request.method in SAFE_METHODS:
+            return True
+        return is_researcher(request.user)
+
+
+class IsResearcher(BasePermission):
+    message = "Only researchers and admins can do this."
+
+    def has_permission(self, request, view) -> bool:
+        return is_researcher(request.user)

@@ -1,0 +1,352 @@
+"""Catalog writes: datasets, template versions, instantiation."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from apps.core.errors import ConflictError, KasautiError
+from apps.core.text import nfc_deep
+
+from . import instantiation
+from .bulk import instances_insert
+from .models import (
+    Category,
+    Dataset,
+    Instance,
+    ReviewStatus,
+    Template,
+    TemplateVersion,
+    UnknownExpression,
+)
+
+# Fields of TemplateVersion that make up a template's content (everything an edit may change).
+TEMPLATE_CONTENT_FIELDS = (
+    "language",
+    "ambiguous_context",
+    "disambiguating_context",
+    "question_negative",
+    "question_non_negative",
+    "answer_negative",
+    "answer_non_negative",
+    "placeholders",
+    "placeholder_groups",
+    "target_placeholder",
+    "proper_noun",
+    "pairing",
+    "stereotyped_groups",
+    "non_stereotyped_groups",
+    "subcategory",
+    "transformation_type",
+    "transformation_reason",
+    "original_bbq_id",
+    "concept_id",
+    "source",
+    "notes",
+    "status",
+    "origin",
+)
+
+
+def dataset_get_or_create(*, name: str, created_by=None) -> Dataset:
+    dataset, _ = Dataset.objects.get_or_create(name=name, defaults={"created_by": created_by})
+    return dataset
+
+
+def category_get_or_create(*, name: str) -> Category:
+    category, _ = Category.objects.get_or_create(name=name.strip())
+    return category
+
+
+def template_spec(version: TemplateVersion) -> instantiation.TemplateSpec:
+    return instantiation.TemplateSpec(
+        template_id=version.template.external_id,
+        language=version.language,
+        ambiguous_context=version.ambiguous_context,
+        disambiguating_context=version.disambiguating_context,
+        question_negative=version.question_negative,
+        question_non_negative=version.question_non_negative,
+        answer_negative=version.answer_negative,
+        answer_non_negative=version.answer_non_negative,
+        placeholders=version.placeholders,
+        pairing=version.pairing,
+        target_placeholder=version.target_placeholder,
+        placeholder_groups=version.placeholder_groups or {},
+        proper_noun=version.proper_noun,
+    )
+
+
+def _validated_content(content: dict[str, Any]) -> dict[str, Any]:
+    content = nfc_deep(content)
+    unknown = set(content) - set(TEMPLATE_CONTENT_FIELDS)
+    if unknown:
+        raise KasautiError(f"unknown template field(s): {', '.join(sorted(unknown))}")
+    probe = TemplateVersion(**content)
+    problems = instantiation.validate_template(
+        instantiation.TemplateSpec(
+            template_id="",
+            language=probe.language,
+            ambiguous_context=probe.ambiguous_context,
+            disambiguating_context=probe.disambiguating_context,
+            question_negative=probe.question_negative,
+            question_non_negative=probe.question_non_negative,
+            answer_negative=probe.answer_negative,
+            answer_non_negative=probe.answer_non_negative,
+            placeholders=probe.placeholders,
+            pairing=probe.pairing,
+            target_placeholder=probe.target_placeholder,
+            placeholder_groups=probe.placeholder_groups or {},
+        )
+    )
+    if problems:
+        raise KasautiError("; ".join(f"{p.field}: {p.message}" for p in problems))
+    return content
+
+
+def template_create(
+    *,
+    dataset: Dataset,
+    external_id: str,
+    category: Category,
+    content: dict[str, Any],
+    position: int | None = None,
+    created_by=None,
+) -> TemplateVersion:
+    """Create a template with its first version. Raises KasautiError on invalid content."""
+    content = _validated_content(content)
+    if Template.objects.filter(dataset=dataset, external_id=external_id).exists():
+        raise ConflictError(f"template {external_id!r} already exists in dataset {dataset.name!r}")
+    if position is None:
+        position = (dataset.templates.aggregate(m=Max("position"))["m"] or 0) + 1
+    template = Template.objects.create(
+        dataset=dataset, external_id=external_id, category=category, position=position
+    )
+    return TemplateVersion.objects.create(
+        template=template, number=1, created_by=created_by, **content
+    )
+
+
+def template_edit(*, template: Template, changes: dict[str, Any], edited_by=None) -> TemplateVersion:
+    """Record an edit as a new version; the previous versions stay untouched. An edit that
+    changes nothing returns the current version instead of adding an identical one."""
+    with transaction.atomic():
+        Template.objects.select_for_update().get(pk=template.pk)
+        current = template.versions.order_by("-number").first()
+        content = {name: getattr(current, name) for name in TEMPLATE_CONTENT_FIELDS}
+        content.update(changes)
+        content = _validated_content(content)
+        if all(getattr(current, name) == value for name, value in content.items()):
+            return current
+        return TemplateVersion.objects.create(
+            template=template, number=current.number + 1, created_by=edited_by, **content
+        )
+
+
+# --- instantiation -------------------------------------------------------------------------
+
+
+@dataclass
+class TemplatePlan:
+    template_id: int
+    external_id: str
+    category: str
+    version: int
+    language: str
+    count: int
+    instantiated: bool  # the current version already has live instances
+
+
+@dataclass
+class InstantiationPlan:
+    dataset: str
+    permutations: bool
+    templates: list[TemplatePlan] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # rejected templates
+
+    @property
+    def total(self) -> int:
+        return sum(t.count for t in self.templates)
+
+    @property
+    def to_create(self) -> int:
+        return sum(t.count for t in self.templates if not t.instantiated)
+
+    @property
+    def by_category(self) -> dict[str, int]:
+        counts: Counter[str] = Counter()
+        for plan in self.templates:
+            counts[plan.category] += plan.count
+        return dict(sorted(counts.items()))
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "dataset": self.dataset,
+            "total": self.total,
+            "to_create": self.to_create,
+            "by_category": self.by_category,
+            "permutations": self.permutations,
+            "templates": [vars(t) for t in self.templates],
+            "skipped": self.skipped,
+        }
+
+
+def _current_versions(dataset: Dataset) -> list[TemplateVersion]:
+    versions = (
+        TemplateVersion.objects.filter(template__dataset=dataset)
+        .select_related("template", "template__category")
+        .order_by("template__position", "template_id", "-number")
+    )
+    current: dict[int, TemplateVersion] = {}
+    for version in versions:
+        current.setdefault(version.template_id, version)
+    return list(current.values())
+
+
+def instantiation_plan(*, dataset: Dataset) -> InstantiationPlan:
+    """Exactly how many instances each template and the dataset will produce. The counts
+    come from the same axes the generator walks, so they are exact."""
+    plan = InstantiationPlan(dataset=dataset.name, permutations=dataset.name_permutations)
+    live_versions = set(
+        Instance.objects.filter(dataset=dataset, retired_at__isnull=True, source_instance=None)
+        .values_list("template_version_id", flat=True)
+        .distinct()
+    )
+    for version in _current_versions(dataset):
+        if version.status == ReviewStatus.REJECTED:
+            plan.skipped.append(version.template.external_id)
+            continue
+        plan.templates.append(
+            TemplatePlan(
+                template_id=version.template_id,
+                external_id=version.template.external_id,
+                category=version.template.category.name,
+                version=version.number,
+                language=version.language,
+                count=instantiation.count_instances(
+                    template_spec(version), permutations=dataset.name_permutations
+                ),
+                instantiated=version.pk in live_versions,
+            )
+        )
+    return plan
+
+
+def _unknown_expressions(language: str) -> list[str]:
+    texts = list(
+        UnknownExpression.objects.filter(language=language).values_list("text", flat=True)
+    )
+    if not texts:
+        raise KasautiError(
+            f"no unknown expressions are defined for language {language!r}: add them "
+            "(admin: Catalog > Unknown expressions) before instantiating"
+        )
+    return texts
+
+
+def _instance_rows(
+    *, dataset: Dataset, version: TemplateVersion, unknowns: list[str], first_example_id: int
+) -> Iterator[tuple]:
+    spec = template_spec(version)
+    now = timezone.now()
+    template = version.template
+    encoded: dict[int, tuple[str, str, str]] = {}  # JSON per combination, encoded once
+    for example_id, row in enumerate(
+        instantiation.generate(spec, unknowns, permutations=dataset.name_permutations),
+        start=first_example_id,
+    ):
+        if row.combination not in encoded:
+            encoded.clear()
+            encoded[row.combination] = (
+                json.dumps(row.placeholder_values, ensure_ascii=False),
+                json.dumps(list(row.option_roles)),
+                json.dumps(row.answer_info, ensure_ascii=False),
+            )
+        values_json, roles_json, info_json = encoded[row.combination]
+        yield (
+            dataset.pk,
+            version.pk,
+            template.category_id,
+            version.language,
+            example_id,
+            template.external_id,
+            row.combination,
+            row.name_order,
+            row.context_condition,
+            row.question_polarity,
+            row.pairing,
+            version.proper_noun,
+            values_json,
+            row.context,
+            row.question,
+            row.answers[0],
+            row.answers[1],
+            row.answers[2],
+            roles_json,
+            info_json,
+            row.label,
+            None,
+            None,
+            now,
+        )
+
+
+def dataset_instantiate(*, dataset: Dataset, progress=None) -> dict[str, Any]:
+    """Generate the instances of every current template version that has none yet, and retire
+    the live instances of superseded (or rejected) versions. Idempotent: a second run with no
+    template change writes nothing. All-or-nothing: one transaction."""
+    with transaction.atomic():
+        Dataset.objects.select_for_update().get(pk=dataset.pk)
+        plan = instantiation_plan(dataset=dataset)
+        current_ids = {t.template_id: t for t in plan.templates}
+        now = timezone.now()
+        # Retire originals (and their translations) whose version is no longer current.
+        live = Instance.objects.filter(dataset=dataset, retired_at__isnull=True)
+        keep_versions = [
+            v.pk for v in _current_versions(dataset) if v.template_id in current_ids
+        ]
+        retired = live.exclude(template_version_id__in=keep_versions).update(retired_at=now)
+
+        next_example_id = {
+            row["category_id"]: row["m"] + 1
+            for row in Instance.objects.filter(dataset=dataset)
+            .values("category_id")
+            .annotate(m=Max("example_id"))
+        }
+        created = 0
+        done_templates = 0
+        unknowns_by_language: dict[str, list[str]] = {}
+        for version in _current_versions(dataset):
+            template_plan = current_ids.get(version.template_id)
+            if template_plan is None or template_plan.instantiated:
+                continue
+            category_id = version.template.category_id
+            first = next_example_id.get(category_id, 0)
+            written = instances_insert(
+                _instance_rows(
+                    dataset=dataset,
+                    version=version,
+                    unknowns=unknowns_by_language.setdefault(
+                        version.language, _unknown_expressions(version.language)
+                    ),
+                    first_example_id=first,
+                )
+            )
+            next_example_id[category_id] = first + written
+            created += written
+            done_templates += 1
+            if progress:
+                progress(done_templates, len(current_ids))
+    return {
+        "dataset": dataset.name,
+        "total": plan.total,
+        "created": created,
+        "retired": retired,
+        "by_category": plan.by_category,
+    }

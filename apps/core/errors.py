@@ -1,0 +1,45 @@
+"""Domain errors. Services raise these; the API and the commands turn them into clear messages."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class KasautiError(Exception):
+    """A request that cannot be carried out; the message says why, in the user's terms."""
+
+    status_code = 400
+
+
+class NotReleasedError(KasautiError):
+    status_code = 409
+
+
+class ConflictError(KasautiError):
+    status_code = 409
+
+
+@dataclass(frozen=True)
+class ImportProblem:
+    file: str
+    line: int | None
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        where = self.file if self.line is None else f"{self.file}:{self.line}"
+        return f"{where}: {self.field}: {self.message}"
+
+    def as_dict(self) -> dict[str, object]:
+        return {"file": self.file, "line": self.line, "field": self.field, "message": self.message}
+
+
+class ImportRejected(KasautiError):
+    """The whole import was refused; `problems` lists every problem found, nothing was written."""
+
+    def __init__(self, problems: list[ImportProblem]) -> None:
+        self.problems = problems
+        super().__init__(
+            f"import rejected, nothing was written: {len(problems)} problem(s)\n"
+            + "\n".join(f"  {p}" for p in problems)
+        )

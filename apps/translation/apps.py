@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class TranslationConfig(AppConfig):
+    name = "apps.translation"
+    label = "translation"

@@ -1,0 +1,1 @@
+"""Settings are split by environment: base (shared), dev (embedded defaults), test, production."""

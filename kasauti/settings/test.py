@@ -1,0 +1,25 @@
+"""Test settings: real PostgreSQL and Redis, as CI has them."""
+
+import os
+
+from .base import *  # noqa: F403
+from .base import VAR_DIR
+
+DEBUG = False
+SECRET_KEY = "kasauti-test-key"
+ALLOWED_HOSTS = ["*"]
+
+DATABASES = {
+    "default": {
+        "ENGINE": "django.db.backends.postgresql",
+        "NAME": os.environ.get("KASAUTI_TEST_DB_NAME", "test"),
+        "USER": os.environ.get("KASAUTI_TEST_DB_USER", "postgres"),
+        "HOST": os.environ.get("KASAUTI_TEST_DB_HOST", "127.0.0.1"),
+        "PORT": os.environ.get("KASAUTI_TEST_DB_PORT", "5432"),
+    }
+}
+CELERY_BROKER_URL = os.environ.get("KASAUTI_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+CELERY_RESULT_BACKEND = CELERY_BROKER_URL
+MEDIA_ROOT = VAR_DIR / "test-media"
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

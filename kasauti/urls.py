@@ -1,0 +1,20 @@
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from apps.core.api import JobDetailApi
+
+api_patterns = [
+    path("", include("apps.catalog.urls_api")),
+    path("", include("apps.releases.urls_api")),
+    path("jobs/<int:pk>/", JobDetailApi.as_view(), name="job-detail"),
+    path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+]
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("accounts/", include("django.contrib.auth.urls")),
+    path("api/", include(api_patterns)),
+    path("", include("apps.catalog.urls")),
+]
