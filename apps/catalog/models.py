@@ -241,6 +241,9 @@ class Template(models.Model):
         max_length=100, help_text="Id in the source file (e.g. BBQ's Q_id), unique per dataset."
     )
     category = models.ForeignKey(Category, on_delete=models.PROTECT, related_name="templates")
+    # BBQ's Q_id and its `version` letter (a, b, ...): several templates may share a Q_id.
+    question_index = models.CharField(max_length=50, blank=True)
+    variant = models.CharField(max_length=20, blank=True)
     # Position in the import, so that instantiation order (and example ids) is reproducible.
     position = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)

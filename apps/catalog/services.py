@@ -116,6 +116,8 @@ def template_create(
     external_id: str,
     category: Category,
     content: dict[str, Any],
+    question_index: str = "",
+    variant: str = "",
     position: int | None = None,
     created_by=None,
 ) -> TemplateVersion:
@@ -126,7 +128,12 @@ def template_create(
     if position is None:
         position = (dataset.templates.aggregate(m=Max("position"))["m"] or 0) + 1
     template = Template.objects.create(
-        dataset=dataset, external_id=external_id, category=category, position=position
+        dataset=dataset,
+        external_id=external_id,
+        category=category,
+        question_index=question_index or external_id,
+        variant=variant,
+        position=position,
     )
     return TemplateVersion.objects.create(
         template=template, number=1, created_by=created_by, **content
@@ -275,7 +282,7 @@ def _instance_rows(
             template.category_id,
             version.language,
             example_id,
-            template.external_id,
+            template.question_index or template.external_id,
             row.combination,
             row.name_order,
             row.context_condition,

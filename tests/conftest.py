@@ -1,0 +1,60 @@
+"""Persona fixtures and API clients shared by the whole suite."""
+
+from __future__ import annotations
+
+import pytest
+from rest_framework.test import APIClient
+
+from apps.accounts.roles import ADMIN, ANNOTATOR, RESEARCHER
+from apps.accounts.services import user_create_with_role
+
+PASSWORD = "correct-horse-battery-staple"
+
+
+@pytest.fixture
+def annotator(db):
+    return user_create_with_role(username="anu", role=ANNOTATOR, password=PASSWORD)
+
+
+@pytest.fixture
+def researcher(db):
+    return user_create_with_role(username="rekha", role=RESEARCHER, password=PASSWORD)
+
+
+@pytest.fixture
+def admin_user(db):
+    return user_create_with_role(username="ada", role=ADMIN, password=PASSWORD)
+
+
+@pytest.fixture
+def outsider(db):
+    """Signed in, but with no Kasauti role."""
+    from django.contrib.auth import get_user_model
+
+    return get_user_model().objects.create_user(username="otto", password=PASSWORD)
+
+
+def _client_for(user) -> APIClient:
+    client = APIClient()
+    client.force_authenticate(user=user)
+    return client
+
+
+@pytest.fixture
+def annotator_client(annotator) -> APIClient:
+    return _client_for(annotator)
+
+
+@pytest.fixture
+def researcher_client(researcher) -> APIClient:
+    return _client_for(researcher)
+
+
+@pytest.fixture
+def outsider_client(outsider) -> APIClient:
+    return _client_for(outsider)
+
+
+@pytest.fixture
+def anonymous_client() -> APIClient:
+    return APIClient()
