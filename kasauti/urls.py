@@ -3,6 +3,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from apps.core.api import JobDetailApi
+from apps.core.views import healthz
 
 api_patterns = [
     path("", include("apps.catalog.urls_api")),
@@ -13,6 +14,7 @@ api_patterns = [
 ]
 
 urlpatterns = [
+    path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),
     path("accounts/", include("django.contrib.auth.urls")),
     path("api/", include(api_patterns)),

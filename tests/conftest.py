@@ -58,3 +58,16 @@ def outsider_client(outsider) -> APIClient:
 @pytest.fixture
 def anonymous_client() -> APIClient:
     return APIClient()
+
+
+@pytest.fixture
+def celery_worker_process(django_db_serialized_rollback, transactional_db, tmp_path):
+    """A real Celery worker subprocess on the test database and the Redis test broker.
+    Serialized rollback restores the migrations' base data (categories, unknown expressions)
+    that the transactional flush would otherwise wipe for the tests that follow."""
+    from tests.workers import WorkerProcess, purge_test_broker
+
+    purge_test_broker()
+    worker = WorkerProcess(log=tmp_path / "worker.log").start()
+    yield worker
+    worker.stop()

@@ -83,4 +83,3 @@ def _bulk_create_rows(rows: Iterable[tuple], *, batch_size: int) -> int:
         Instance.objects.bulk_create(batch)
         written += len(batch)
     return written
-

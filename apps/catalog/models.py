@@ -291,9 +291,7 @@ class TemplateVersion(models.Model):
     stereotyped_groups = models.JSONField(default=list)
     non_stereotyped_groups = models.JSONField(default=list)
     subcategory = models.CharField(max_length=100, blank=True)
-    transformation_type = models.CharField(
-        max_length=2, choices=TransformationType, blank=True
-    )
+    transformation_type = models.CharField(max_length=2, choices=TransformationType, blank=True)
     transformation_reason = models.TextField(blank=True)
     original_bbq_id = models.CharField(max_length=50, blank=True)
     concept = models.ForeignKey(
@@ -343,11 +341,29 @@ class Instance(models.Model):
     """One generated example. Written in bulk (COPY on PostgreSQL), never edited except for
     retirement, so that a release's snapshot stays true."""
 
-    dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="instances")
-    template_version = models.ForeignKey(
-        TemplateVersion, on_delete=models.PROTECT, related_name="instances"
+    # Indexes and constraints are few on purpose: each is paid for on every one of the hundreds
+    # of thousands of rows written per dataset. The composite and unique indexes below lead
+    # with dataset and template_version, so those foreign keys need no index of their own.
+    # dataset and category are copies of the template's (kept for filtering without joins);
+    # the database checks only template_version, the ORM enforces CASCADE/PROTECT for the
+    # other two (no per-row trigger at commit).
+    dataset = models.ForeignKey(
+        Dataset,
+        on_delete=models.CASCADE,
+        related_name="instances",
+        db_index=False,
+        db_constraint=False,
     )
-    category = models.ForeignKey(Category, on_delete=models.PROTECT, related_name="instances")
+    template_version = models.ForeignKey(
+        TemplateVersion, on_delete=models.PROTECT, related_name="instances", db_index=False
+    )
+    category = models.ForeignKey(
+        Category,
+        on_delete=models.PROTECT,
+        related_name="instances",
+        db_index=False,
+        db_constraint=False,
+    )
     language = models.CharField(max_length=16)
     example_id = models.PositiveIntegerField(help_text="Sequential per dataset and category.")
     question_index = models.CharField(max_length=100, help_text="The template's external id.")
@@ -371,7 +387,12 @@ class Instance(models.Model):
     answer_info = models.JSONField()
     label = models.PositiveSmallIntegerField()
     source_instance = models.ForeignKey(
-        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="translations"
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="translations",
+        db_index=False,
     )
     retired_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -394,9 +415,12 @@ class Instance(models.Model):
             ),
         ]
         indexes = [
-            models.Index(fields=["dataset", "language", "category"]),
+            models.Index(fields=["dataset", "language", "category"], name="instance_ds_lang_cat"),
+            # Only translations have a source; original rows do not pay for this index.
             models.Index(
-                fields=["dataset"], condition=Q(retired_at__isnull=True), name="instance_live"
+                fields=["source_instance"],
+                condition=Q(source_instance__isnull=False),
+                name="instance_source",
             ),
         ]
 

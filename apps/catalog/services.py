@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,8 +20,10 @@ from .bulk import instances_insert
 from .models import (
     Category,
     Dataset,
+    EvidenceReference,
     Instance,
     ReviewStatus,
+    StereotypeConcept,
     Template,
     TemplateVersion,
     UnknownExpression,
@@ -53,6 +55,54 @@ TEMPLATE_CONTENT_FIELDS = (
     "status",
     "origin",
 )
+
+
+def dataset_create(
+    *, name: str, description: str = "", name_permutations: bool = False, created_by=None
+) -> Dataset:
+    if Dataset.objects.filter(name=name).exists():
+        raise ConflictError(f"a dataset named {name!r} already exists")
+    return Dataset.objects.create(
+        name=name,
+        description=description,
+        name_permutations=name_permutations,
+        created_by=created_by,
+    )
+
+
+def category_create(
+    *, name: str, description: str = "", components: list[Category] | None = None
+) -> Category:
+    if Category.objects.filter(name=name).exists():
+        raise ConflictError(f"a category named {name!r} already exists")
+    category = Category.objects.create(name=name, description=description)
+    category.components.set(components or [])
+    return category
+
+
+def concept_create(
+    *, category: Category, statement: str, evidence: list[dict[str, str]], **fields: Any
+) -> StereotypeConcept:
+    with transaction.atomic():
+        concept = StereotypeConcept.objects.create(category=category, statement=statement, **fields)
+        EvidenceReference.objects.bulk_create(
+            EvidenceReference(concept=concept, url=item.get("url", ""), note=item.get("note", ""))
+            for item in evidence
+        )
+    return concept
+
+
+def unknown_expression_create(*, language: str, text: str) -> UnknownExpression:
+    expression, created = UnknownExpression.objects.get_or_create(
+        language=language,
+        text=text,
+        defaults={
+            "position": UnknownExpression.objects.filter(language=language).count(),
+        },
+    )
+    if not created:
+        raise ConflictError(f"{text!r} is already an unknown expression for {language!r}")
+    return expression
 
 
 def dataset_get_or_create(*, name: str, created_by=None) -> Dataset:
@@ -140,7 +190,9 @@ def template_create(
     )
 
 
-def template_edit(*, template: Template, changes: dict[str, Any], edited_by=None) -> TemplateVersion:
+def template_edit(
+    *, template: Template, changes: dict[str, Any], edited_by=None
+) -> TemplateVersion:
     """Record an edit as a new version; the previous versions stay untouched. An edit that
     changes nothing returns the current version instead of adding an identical one."""
     with transaction.atomic():
@@ -219,16 +271,23 @@ def _current_versions(dataset: Dataset) -> list[TemplateVersion]:
 def instantiation_plan(*, dataset: Dataset) -> InstantiationPlan:
     """Exactly how many instances each template and the dataset will produce. The counts
     come from the same axes the generator walks, so they are exact."""
+    return _plan_with_versions(dataset)[0]
+
+
+def _plan_with_versions(dataset: Dataset) -> tuple[InstantiationPlan, dict[int, TemplateVersion]]:
+    """The plan, plus the current version of every planned template (by template id)."""
     plan = InstantiationPlan(dataset=dataset.name, permutations=dataset.name_permutations)
     live_versions = set(
         Instance.objects.filter(dataset=dataset, retired_at__isnull=True, source_instance=None)
         .values_list("template_version_id", flat=True)
         .distinct()
     )
+    planned: dict[int, TemplateVersion] = {}
     for version in _current_versions(dataset):
         if version.status == ReviewStatus.REJECTED:
             plan.skipped.append(version.template.external_id)
             continue
+        planned[version.template_id] = version
         plan.templates.append(
             TemplatePlan(
                 template_id=version.template_id,
@@ -242,13 +301,11 @@ def instantiation_plan(*, dataset: Dataset) -> InstantiationPlan:
                 instantiated=version.pk in live_versions,
             )
         )
-    return plan
+    return plan, planned
 
 
 def _unknown_expressions(language: str) -> list[str]:
-    texts = list(
-        UnknownExpression.objects.filter(language=language).values_list("text", flat=True)
-    )
+    texts = list(UnknownExpression.objects.filter(language=language).values_list("text", flat=True))
     if not texts:
         raise KasautiError(
             f"no unknown expressions are defined for language {language!r}: add them "
@@ -304,52 +361,55 @@ def _instance_rows(
         )
 
 
-def dataset_instantiate(*, dataset: Dataset, progress=None) -> dict[str, Any]:
+def dataset_instantiate(
+    *, dataset: Dataset, progress: Callable[[int, int], None] | None = None
+) -> dict[str, Any]:
     """Generate the instances of every current template version that has none yet, and retire
     the live instances of superseded (or rejected) versions. Idempotent: a second run with no
-    template change writes nothing. All-or-nothing: one transaction."""
+    template change writes nothing. All-or-nothing: one transaction, one COPY stream."""
     with transaction.atomic():
         Dataset.objects.select_for_update().get(pk=dataset.pk)
-        plan = instantiation_plan(dataset=dataset)
-        current_ids = {t.template_id: t for t in plan.templates}
-        now = timezone.now()
+        plan, planned = _plan_with_versions(dataset)
         # Retire originals (and their translations) whose version is no longer current.
-        live = Instance.objects.filter(dataset=dataset, retired_at__isnull=True)
-        keep_versions = [
-            v.pk for v in _current_versions(dataset) if v.template_id in current_ids
-        ]
-        retired = live.exclude(template_version_id__in=keep_versions).update(retired_at=now)
-
+        retired = (
+            Instance.objects.filter(dataset=dataset, retired_at__isnull=True)
+            .exclude(template_version_id__in=[v.pk for v in planned.values()])
+            .update(retired_at=timezone.now())
+        )
         next_example_id = {
             row["category_id"]: row["m"] + 1
             for row in Instance.objects.filter(dataset=dataset)
             .values("category_id")
             .annotate(m=Max("example_id"))
         }
-        created = 0
-        done_templates = 0
-        unknowns_by_language: dict[str, list[str]] = {}
-        for version in _current_versions(dataset):
-            template_plan = current_ids.get(version.template_id)
-            if template_plan is None or template_plan.instantiated:
-                continue
-            category_id = version.template.category_id
-            first = next_example_id.get(category_id, 0)
-            written = instances_insert(
-                _instance_rows(
-                    dataset=dataset,
-                    version=version,
-                    unknowns=unknowns_by_language.setdefault(
-                        version.language, _unknown_expressions(version.language)
+        todo = [planned[t.template_id] for t in plan.templates if not t.instantiated]
+        unknowns = {
+            language: _unknown_expressions(language) for language in {v.language for v in todo}
+        }
+
+        def rows() -> Iterator[tuple]:
+            for version in todo:
+                category_id = version.template.category_id
+                first = next_example_id.get(category_id, 0)
+                count = 0
+                for count, row in enumerate(  # noqa: B007 - count is used after the loop
+                    _instance_rows(
+                        dataset=dataset,
+                        version=version,
+                        unknowns=unknowns[version.language],
+                        first_example_id=first,
                     ),
-                    first_example_id=first,
-                )
-            )
-            next_example_id[category_id] = first + written
-            created += written
-            done_templates += 1
-            if progress:
-                progress(done_templates, len(current_ids))
+                    start=1,
+                ):
+                    yield row
+                next_example_id[category_id] = first + count
+
+        # No progress callback inside this generator: it runs while COPY owns the connection,
+        # and any other query on it would deadlock. The whole run is one transaction anyway,
+        # so intermediate progress would not be visible to other connections.
+        created = instances_insert(rows())
+        if progress:
+            progress(len(todo), len(todo))
     return {
         "dataset": dataset.name,
         "total": plan.total,
@@ -357,3 +417,16 @@ def dataset_instantiate(*, dataset: Dataset, progress=None) -> dict[str, Any]:
         "retired": retired,
         "by_category": plan.by_category,
     }
+
+
+def dataset_instantiate_async(*, dataset: Dataset, requested_by=None):
+    """Queue an instantiation job; the worker picks it up after this transaction commits."""
+    from apps.core.models import Job
+    from apps.core.services import job_create, job_dispatch
+
+    from .tasks import instantiate_dataset_task
+
+    job = job_create(
+        kind=Job.Kind.INSTANTIATE, params={"dataset_id": dataset.pk}, created_by=requested_by
+    )
+    return job_dispatch(job=job, task=instantiate_dataset_task)

@@ -1,1 +1,19 @@
-urlpatterns: list = []
+"""Page URLs, included at the site root. Namespaced ("web:") so that page names never clash
+with the API's route names."""
+
+from django.urls import path
+
+from . import views
+
+app_name = "web"
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("datasets/<int:pk>/", views.dataset_detail, name="dataset"),
+    path("datasets/<int:pk>/instantiate/", views.dataset_instantiate, name="dataset-instantiate"),
+    path("datasets/<int:pk>/instances/", views.instance_list, name="instances"),
+    path("datasets/<int:pk>/releases/", views.release_list, name="releases"),
+    path("templates/<int:pk>/", views.template_detail, name="template"),
+    path("concepts/", views.concept_list, name="concepts"),
+    path("jobs/<int:pk>/", views.job_detail, name="job"),
+]

@@ -1,1 +1,46 @@
-urlpatterns: list = []
+from django.urls import path
+
+from . import api
+
+urlpatterns = [
+    path("categories/", api.CategoryListApi.as_view(), name="category-list"),
+    path("concepts/", api.ConceptListApi.as_view(), name="concept-list"),
+    path("concepts/<int:pk>/", api.ConceptDetailApi.as_view(), name="concept-detail"),
+    path("datasets/", api.DatasetListApi.as_view(), name="dataset-list"),
+    path("datasets/<int:pk>/", api.DatasetDetailApi.as_view(), name="dataset-detail"),
+    path(
+        "datasets/<int:pk>/instantiation-plan/",
+        api.DatasetInstantiationPlanApi.as_view(),
+        name="dataset-instantiation-plan",
+    ),
+    path(
+        "datasets/<int:pk>/instantiate/",
+        api.DatasetInstantiateApi.as_view(),
+        name="dataset-instantiate",
+    ),
+    path("templates/", api.TemplateListApi.as_view(), name="template-list"),
+    path("templates/<int:pk>/", api.TemplateDetailApi.as_view(), name="template-detail"),
+    path(
+        "templates/<int:pk>/versions/",
+        api.TemplateVersionListApi.as_view(),
+        name="template-versions",
+    ),
+    path("instances/", api.InstanceListApi.as_view(), name="instance-list"),
+    path("instances/<int:pk>/", api.InstanceDetailApi.as_view(), name="instance-detail"),
+    path("vocabularies/", api.VocabularyListApi.as_view(), name="vocabulary-list"),
+    path(
+        "unknown-expressions/",
+        api.UnknownExpressionListApi.as_view(),
+        name="unknown-expression-list",
+    ),
+    path("sentence-pairs/", api.SentencePairListApi.as_view(), name="sentence-pair-list"),
+    path("tuples/", api.TupleListApi.as_view(), name="tuple-list"),
+    path("context-sets/", api.ContextSetListApi.as_view(), name="context-set-list"),
+]
+
+try:  # the import endpoint lives in its own module (apps/catalog/api_imports.py)
+    from .api_imports import BenchmarkImportApi
+
+    urlpatterns.append(path("imports/", BenchmarkImportApi.as_view(), name="benchmark-import"))
+except ImportError:  # pragma: no cover - only while that module is being written
+    pass

@@ -17,8 +17,10 @@ def exception_handler(exc, context):
     """Domain errors become JSON responses with their message (and import problems listed)."""
     if isinstance(exc, ImportRejected):
         return Response(
-            {"detail": "import rejected, nothing was written",
-             "problems": [p.as_dict() for p in exc.problems]},
+            {
+                "detail": "import rejected, nothing was written",
+                "problems": [p.as_dict() for p in exc.problems],
+            },
             status=exc.status_code,
         )
     if isinstance(exc, KasautiError):
@@ -30,8 +32,18 @@ class JobOutputSerializer(serializers.ModelSerializer):
     class Meta:
         model = Job
         fields = [
-            "id", "kind", "status", "params", "result", "error", "progress_done",
-            "progress_total", "attempts", "created_at", "started_at", "finished_at",
+            "id",
+            "kind",
+            "status",
+            "params",
+            "result",
+            "error",
+            "progress_done",
+            "progress_total",
+            "attempts",
+            "created_at",
+            "started_at",
+            "finished_at",
         ]
 
 

@@ -1,1 +1,127 @@
-"""Models arrive with their issue."""
+"""Releases: frozen, numbered snapshots of a dataset, the only thing that can be exported.
+
+A Release row, its ReleaseInstance membership and its ReleaseFile rows are written once, by
+apps.releases.services.release_create, and never change: save() on an existing row, delete()
+and queryset update()/delete() all raise ReleaseImmutableError. ReleaseInstance points to
+Instance with PROTECT, so an instance that is part of a release can never be deleted.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.db import models
+
+from apps.catalog.models import Dataset, Instance
+from apps.core.errors import KasautiError
+
+
+class ReleaseImmutableError(KasautiError):
+    status_code = 409
+
+
+class ImmutableQuerySet(models.QuerySet):
+    """Bulk writes would bypass Model.save()/delete(); refuse them as well."""
+
+    def update(self, **kwargs: Any) -> int:
+        raise ReleaseImmutableError(
+            f"{self.model._meta.verbose_name} rows are immutable and cannot be updated"
+        )
+
+    def delete(self) -> tuple[int, dict[str, int]]:
+        raise ReleaseImmutableError(
+            f"{self.model._meta.verbose_name} rows are immutable and cannot be deleted"
+        )
+
+    delete.queryset_only = True  # type: ignore[attr-defined]
+
+
+class ImmutableModel(models.Model):
+    """A row that can be inserted once and then only read."""
+
+    objects = ImmutableQuerySet.as_manager()
+
+    class Meta:
+        abstract = True
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if not self._state.adding:
+            raise ReleaseImmutableError(
+                f"{self._meta.verbose_name} {self.pk} is immutable: a release never changes; "
+                "create a new release instead"
+            )
+        super().save(*args, **kwargs)
+
+    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
+        raise ReleaseImmutableError(
+            f"{self._meta.verbose_name} {self.pk} is immutable and cannot be deleted"
+        )
+
+
+class Release(ImmutableModel):
+    # PROTECT: a dataset with releases cannot be deleted (its files would lose their owner).
+    dataset = models.ForeignKey(Dataset, on_delete=models.PROTECT, related_name="releases")
+    number = models.PositiveIntegerField(help_text="1, 2, ... per dataset.")
+    notes = models.TextField(blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    # {"total": N, "by_category_language": {cat: {lang: n}}, "sentence_pairs": n,
+    #  "tuples": n, "context_sets": n}
+    counts = models.JSONField(default=dict)
+
+    class Meta:
+        ordering = ["dataset", "-number"]
+        constraints = [
+            models.UniqueConstraint(fields=["dataset", "number"], name="release_dataset_number")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.dataset.name} r{self.number}"
+
+
+class ReleaseInstance(ImmutableModel):
+    release = models.ForeignKey(Release, on_delete=models.PROTECT, related_name="memberships")
+    instance = models.ForeignKey(Instance, on_delete=models.PROTECT, related_name="memberships")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["release", "instance"], name="release_instance_once")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.release_id}:{self.instance_id}"
+
+
+class FileKind(models.TextChoices):
+    INSTANCES = "instances", "Instances"
+    SENTENCE_PAIRS = "sentence_pairs", "Sentence pairs"
+    TUPLES = "tuples", "Stereotype tuples"
+    CONTEXT_SETS = "context_sets", "Context sets"
+
+
+class FileFormat(models.TextChoices):
+    JSONL = "jsonl", "JSON Lines"
+    CSV = "csv", "CSV"
+    PARQUET = "parquet", "Parquet"
+
+
+class ReleaseFile(ImmutableModel):
+    release = models.ForeignKey(Release, on_delete=models.PROTECT, related_name="files")
+    kind = models.CharField(max_length=20, choices=FileKind)
+    format = models.CharField(max_length=10, choices=FileFormat)
+    path = models.CharField(max_length=500, help_text="Relative to MEDIA_ROOT.")
+    sha256 = models.CharField(max_length=64)
+    size = models.PositiveBigIntegerField()
+    rows = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ["release", "kind", "format"]
+        constraints = [
+            models.UniqueConstraint(fields=["release", "kind", "format"], name="release_file_once")
+        ]
+
+    def __str__(self) -> str:
+        return self.path

@@ -80,6 +80,11 @@ DATABASES = {
         conn_max_age=60,
     )
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # The web server and the Celery worker share the SQLite file: wait for locks instead of
+    # failing, and take the write lock at the start of a transaction to avoid upgrade deadlocks.
+    DATABASES["default"]["OPTIONS"] = {"timeout": 30, "transaction_mode": "IMMEDIATE"}
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -128,6 +133,11 @@ SPECTACULAR_SETTINGS = {
 # Celery. The serverless default is kombu's filesystem transport, so `make run` needs no broker.
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "filesystem://")
 _broker_dir = VAR_DIR / "broker"
+if CELERY_BROKER_URL.startswith("filesystem"):
+    # kombu's filesystem transport needs its folders to exist before the first message.
+    for _folder in ("queue", "processed"):
+        (_broker_dir / _folder).mkdir(parents=True, exist_ok=True)
+    (VAR_DIR / "results").mkdir(parents=True, exist_ok=True)
 CELERY_BROKER_TRANSPORT_OPTIONS = (
     {
         "data_folder_in": str(_broker_dir / "queue"),

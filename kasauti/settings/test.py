@@ -9,10 +9,13 @@ DEBUG = False
 SECRET_KEY = "kasauti-test-key"
 ALLOWED_HOSTS = ["*"]
 
+# pytest-django creates "test_<NAME>"; a worker subprocess started by a test is given that
+# full name through KASAUTI_TEST_DB_NAME and connects to it directly.
+_db_name = os.environ.get("KASAUTI_TEST_DB_NAME", "test")
 DATABASES = {
     "default": {
         "ENGINE": "django.db.backends.postgresql",
-        "NAME": os.environ.get("KASAUTI_TEST_DB_NAME", "test"),
+        "NAME": _db_name,
         "USER": os.environ.get("KASAUTI_TEST_DB_USER", "postgres"),
         "HOST": os.environ.get("KASAUTI_TEST_DB_HOST", "127.0.0.1"),
         "PORT": os.environ.get("KASAUTI_TEST_DB_PORT", "5432"),
@@ -22,4 +25,7 @@ CELERY_BROKER_URL = os.environ.get("KASAUTI_TEST_REDIS_URL", "redis://127.0.0.1:
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
 CELERY_RESULT_BACKEND = CELERY_BROKER_URL
 MEDIA_ROOT = VAR_DIR / "test-media"
+# Pages are served by whitenoise straight from the app folders in tests (no collectstatic).
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = True
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

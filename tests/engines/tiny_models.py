@@ -41,12 +41,17 @@ _FAIRSEQ_SPECIALS = ["<s>", "<blank>", "</s>", "<unk>"]
 _PADDING_IDX = 1
 _EOS_IDX = 2
 
+
 # ---------------------------------------------------------------------------------------------
 # Training text for the SentencePiece models. Native-script words per language; sentences are
 # sampled from them and passed through the real preprocessing, so the pieces match what the
 # Translator will feed the model (Indic text ends up in Devanagari, as upstream trains).
 # ---------------------------------------------------------------------------------------------
-_EN_WORDS = (
+def _words(text: str) -> tuple[str, ...]:
+    return tuple(text.split())
+
+
+_EN_WORDS = _words(
     "the a an and or but who what was were is are not can cannot be determined unknown "
     "doctor teacher farmer engineer nurse driver cook lawyer student manager grandfather "
     "grandmother neighbour friend village city market school office hospital temple station "
@@ -55,7 +60,7 @@ _EN_WORDS = (
     "talking working walked went came asked answered said helped left stayed yesterday today "
     "morning evening because after before with without near from into about their his her "
     "Priya Rahul Anjali Arjun Meera Vikram Fatima Joseph Harpreet Lakshmi Suresh Kavya"
-).split()
+)
 _EN_EXTRAS = (
     "Call 98765 43210 at 10:30 on 15/10/2023.",
     "Mail priya.sharma@example.com or visit https://example.org/bbq?id=7 now.",
@@ -66,37 +71,34 @@ _EN_EXTRAS = (
     '"Not enough information," she said (quietly).',
 )
 _INDIC_WORDS: dict[str, tuple[str, ...]] = {
-    "hin_Deva": tuple(
+    "hin_Deva": _words(
         "यह एक परीक्षण वाक्य है डॉक्टर शिक्षक किसान गाँव शहर बाज़ार लड़का लड़की दोस्त कल आज "
-        "नहीं कौन क्या ज्ञान क्षेत्र प्रश्न उत्तर ऋषि मुसलमान हिंदू ब्राह्मण गरीब अमीर".split()
+        "नहीं कौन क्या ज्ञान क्षेत्र प्रश्न उत्तर ऋषि मुसलमान हिंदू ब्राह्मण गरीब अमीर"
     ),
-    "mar_Deva": tuple(
-        "हे एक चाचणी वाक्य आहे शाळा मुलगा मुलगी गावात डॉक्टर शिक्षक कोण काय नाही उत्तर".split()
-    ),
-    "ben_Beng": tuple(
-        "এটি একটি পরীক্ষামূলক বাক্য ডাক্তার শিক্ষক গ্রামে শহরে কে কী নয় ছেলে মেয়ে বড়ো য়".split()
-    ),
-    "asm_Beng": tuple(
-        "এইটো এটা পৰীক্ষা বাক্য ৰাজ্য অসমীয়া ডাক্তৰ শিক্ষক গাঁও কোন কি নহয় ৱ".split()
-    ),
-    "ory_Orya": tuple(
-        "ଏହା ଏକ ପରୀକ୍ଷା ବାକ୍ୟ ଅଟେ ୟୁଗ ଡାକ୍ତର ଶିକ୍ଷକ ଗାଁ ଓଡ଼ିଆ କିଏ କଣ ନୁହେଁ ପିଲା".split()
-    ),
-    "tam_Taml": tuple(
-        "இது ஒரு சோதனை வாக்கியம் மருத்துவர் ஆசிரியர் கிராமம் தமிழ் பழம் றெக்கை யார் என்ன இல்லை".split()
-    ),
-    "tel_Telu": tuple(
-        "ఇది ఒక పరీక్ష వాక్యం వైద్యుడు ఉపాధ్యాయుడు గ్రామం తెలుగు ఎవరు ఏమిటి కాదు పిల్లలు ళ".split()
-    ),
+    "mar_Deva": _words("हे एक चाचणी वाक्य आहे शाळा मुलगा मुलगी गावात डॉक्टर शिक्षक कोण काय नाही उत्तर"),
+    "ben_Beng": _words("এটি একটি পরীক্ষামূলক বাক্য ডাক্তার শিক্ষক গ্রামে শহরে কে কী নয় ছেলে মেয়ে বড়ো য়"),
+    "asm_Beng": _words("এইটো এটা পৰীক্ষা বাক্য ৰাজ্য অসমীয়া ডাক্তৰ শিক্ষক গাঁও কোন কি নহয় ৱ"),
+    "ory_Orya": _words("ଏହା ଏକ ପରୀକ୍ଷା ବାକ୍ୟ ଅଟେ ୟୁଗ ଡାକ୍ତର ଶିକ୍ଷକ ଗାଁ ଓଡ଼ିଆ କିଏ କଣ ନୁହେଁ ପିଲା"),
+    "tam_Taml": _words("இது ஒரு சோதனை வாக்கியம் மருத்துவர் ஆசிரியர் கிராமம் தமிழ் பழம் றெக்கை யார் என்ன இல்லை"),
+    "tel_Telu": _words("ఇది ఒక పరీక్ష వాక్యం వైద్యుడు ఉపాధ్యాయుడు గ్రామం తెలుగు ఎవరు ఏమిటి కాదు పిల్లలు ళ"),
 }
 _INDIC_EXTRAS = ("15/10/2023 को 10:30 बजे 45% लोग आए।", "ईमेल a.b@example.com पर भेजें।")
-_INDIC_END = {"hin_Deva": "।", "mar_Deva": ".", "ben_Beng": "।", "asm_Beng": "।",
-              "ory_Orya": "।", "tam_Taml": ".", "tel_Telu": "."}
+_INDIC_END = {
+    "hin_Deva": "।",
+    "mar_Deva": ".",
+    "ben_Beng": "।",
+    "asm_Beng": "।",
+    "ory_Orya": "।",
+    "tam_Taml": ".",
+    "tel_Telu": ".",
+}
 
 
 def _english_corpus(rng: random.Random, n: int, proc: IndicTextProcessor) -> list[str]:
-    raw = [" ".join(rng.choices(_EN_WORDS, k=rng.randint(4, 16))).capitalize() + rng.choice(".?")
-           for _ in range(n)]
+    raw = [
+        " ".join(rng.choices(_EN_WORDS, k=rng.randint(4, 16))).capitalize() + rng.choice(".?")
+        for _ in range(n)
+    ]
     raw += list(_EN_EXTRAS) * 3
     return [proc.preprocess_sentence(text, "eng_Latn")[0] for text in raw]
 
@@ -255,8 +257,8 @@ def build_tiny_indictrans2(
 
     torch.manual_seed(seed)
     ffn = ffn_dim or 4 * d_model
-    encoder = _Stack(len(src_vocab), d_model, layers, ffn, decoder=False, max_positions=max_positions)
-    decoder = _Stack(len(tgt_vocab), d_model, layers, ffn, decoder=True, max_positions=max_positions)
+    encoder = _Stack(len(src_vocab), d_model, layers, ffn, False, max_positions)
+    decoder = _Stack(len(tgt_vocab), d_model, layers, ffn, True, max_positions)
     with torch.no_grad():
         decoder.output_projection.bias[_EOS_IDX] = eos_bias
     for param in [*encoder.parameters(), *decoder.parameters()]:

@@ -97,16 +97,19 @@ class Embedder:
         return self._model
 
     @property
-    def model_version(self) -> str:
-        return f"st-{self.model_path.name}-{self._model.get_sentence_embedding_dimension()}"
+    def dimension(self) -> int:
+        # sentence-transformers renamed the accessor; support both spellings.
+        getter = getattr(self._model, "get_embedding_dimension", None) or (
+            self._model.get_sentence_embedding_dimension
+        )
+        return int(getter() or 0)
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Return a float32 array of shape (len(texts), dim), each row of unit length."""
         if isinstance(texts, str):
             raise TypeError("encode() takes a list of strings, not a single string")
         if not texts:
-            dim = self._model.get_sentence_embedding_dimension() or 0
-            return np.zeros((0, dim), dtype=np.float32)
+            return np.zeros((0, self.dimension), dtype=np.float32)
         vectors = self._model.encode(
             list(texts),
             batch_size=self.batch_size,

@@ -290,7 +290,8 @@ class IndicTextProcessor:
         if iso == "en":
             words = self._en_tok.tokenize(self._en_punct.normalize(text), escape=False)
             return " ".join(words), mapping
-        tokenized = " ".join(indic_tokenize.trivial_tokenize(self._normalizer(iso).normalize(text), iso))
+        normalized = self._normalizer(iso).normalize(text)
+        tokenized = " ".join(indic_tokenize.trivial_tokenize(normalized, iso))
         # The tokeniser splits a word-final virama off; upstream glues it back.
         return to_devanagari(tokenized, src_lang).replace(" \u094d ", "\u094d"), mapping
 

@@ -1,0 +1,44 @@
+# Kasauti: the two commands a newcomer needs are `make run` and `make test` (see README.md).
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-$(shell sha1sum pyproject.toml | cut -c1-12)
+
+.PHONY: run test setup services lint bench clean
+
+# Create the virtual environment and install Kasauti. torch is installed first and pinned: the
+# CPU build lies on this machine's disk; an unpinned torch would pull a multi-GB CUDA build.
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet torch==2.13.0
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	rm -f $(VENV)/.installed-* && touch $@
+
+setup: $(STAMP)
+
+# Set up and start the app on the embedded default: SQLite file + kombu filesystem broker,
+# web server and a real Celery worker. DATABASE_URL / CELERY_BROKER_URL switch to PostgreSQL
+# and Redis.
+run: setup
+	scripts/run.sh
+
+# Set up and run the whole test suite against real PostgreSQL and Redis (started if down)
+# and a real headless Chromium.
+test: setup services
+	$(BIN)/python -m pytest
+
+services:
+	scripts/test-services.sh
+
+lint: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+bench: setup services
+	$(BIN)/python bench/p1_instantiate.py
+	$(BIN)/python bench/p2_export.py
+
+clean:
+	rm -rf var .pytest_cache

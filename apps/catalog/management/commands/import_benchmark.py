@@ -1,0 +1,66 @@
+"""python manage.py import_benchmark --format FORMAT --dataset NAME FILE [FILE ...]"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from apps.catalog.importers import FORMATS, ImportFile, benchmark_import, parse_import
+from apps.core.errors import ImportProblem, ImportRejected
+
+
+class Command(BaseCommand):
+    help = (
+        "Import published benchmark files into a dataset (created if needed). All-or-nothing: "
+        "every problem is reported and nothing is written unless the whole input is valid."
+    )
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("--format", required=True, choices=FORMATS, dest="fmt")
+        parser.add_argument("--dataset", required=True, help="Dataset name.")
+        parser.add_argument(
+            "--language",
+            default="en",
+            help="Language of template texts (bbq/bharatbbq; default en). esbbq/cabbq are "
+            "always es/ca.",
+        )
+        parser.add_argument(
+            "--category",
+            default="",
+            help="indicasa: category when the file is not named 'IndiCASA_dataset - <cat>.csv'.",
+        )
+        parser.add_argument("files", nargs="+", metavar="FILE")
+
+    def handle(self, *args, fmt: str, dataset: str, language: str, category: str, files, **kw):
+        uploads: list[ImportFile] = []
+        missing: list[ImportProblem] = []
+        for name in files:
+            path = Path(name)
+            try:
+                uploads.append(ImportFile(name=path.name, data=path.read_bytes()))
+            except OSError as error:
+                missing.append(ImportProblem(name, None, "file", f"cannot read: {error.strerror}"))
+        try:
+            if missing:
+                # Still check the readable files, so one run reports every problem.
+                parsed = (
+                    parse_import(fmt=fmt, files=uploads, language=language, category=category)
+                    if uploads
+                    else None
+                )
+                raise ImportRejected(missing + (parsed.problems if parsed else []))
+            report = benchmark_import(
+                dataset_name=dataset,
+                fmt=fmt,
+                files=uploads,
+                language=language,
+                category=category,
+            )
+        except ImportRejected as rejected:
+            self.stderr.write(str(rejected))
+            raise CommandError(
+                f"import rejected: {len(rejected.problems)} problem(s), nothing was written"
+            ) from None
+        for line in report.summary():
+            self.stdout.write(line)

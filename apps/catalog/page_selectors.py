@@ -1,0 +1,366 @@
+"""Reads for the server-rendered pages. Each function returns everything one page shows, so
+views stay thin and the number of queries per page is fixed (no per-row lookups)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.core.paginator import Page, Paginator
+from django.db.models import Count, Prefetch, Q, QuerySet
+from django.urls import NoReverseMatch, reverse
+
+from .models import (
+    LANGUAGE_NAMES,
+    Category,
+    ContextSentence,
+    ContextSet,
+    Dataset,
+    Instance,
+    SentencePair,
+    StereotypeConcept,
+    StereotypeTuple,
+    Template,
+    TemplateVersion,
+)
+from .services import InstantiationPlan, instantiation_plan
+
+INSTANCES_PER_PAGE = 25
+
+
+@dataclass
+class DatasetSummary:
+    dataset: Dataset
+    templates: int
+    planned: int
+    live_instances: int
+    sentence_pairs: int
+    tuples: int
+    context_sets: int
+
+
+def dataset_summaries() -> list[DatasetSummary]:
+    datasets = Dataset.objects.annotate(
+        n_templates=Count("templates", distinct=True),
+        n_pairs=Count("sentence_pairs", distinct=True),
+        n_tuples=Count("tuples", distinct=True),
+        n_context_sets=Count("context_sets", distinct=True),
+    )
+    live = dict(
+        Instance.objects.filter(retired_at__isnull=True)
+        .values("dataset_id")
+        .annotate(n=Count("id"))
+        .values_list("dataset_id", "n")
+    )
+    return [
+        DatasetSummary(
+            dataset=dataset,
+            templates=dataset.n_templates,
+            planned=instantiation_plan(dataset=dataset).total,
+            live_instances=live.get(dataset.pk, 0),
+            sentence_pairs=dataset.n_pairs,
+            tuples=dataset.n_tuples,
+            context_sets=dataset.n_context_sets,
+        )
+        for dataset in datasets
+    ]
+
+
+@dataclass
+class TemplateRow:
+    template: Template
+    version: TemplateVersion
+    planned: int | None  # None: rejected, skipped by the plan
+    live_instances: int
+
+
+@dataclass
+class CategoryRow:
+    name: str
+    templates: int
+    planned: int
+    live_instances: int
+
+
+@dataclass
+class DatasetPage:
+    dataset: Dataset
+    plan: InstantiationPlan
+    rows: list[TemplateRow]
+    categories: list[CategoryRow]
+    live_total: int
+    sentence_pairs: list[SentencePair]
+    tuples: list[StereotypeTuple]
+    context_sets: list[ContextSet]
+    last_job_id: int | None = None
+
+
+def dataset_page(*, dataset: Dataset) -> DatasetPage:
+    plan = instantiation_plan(dataset=dataset)
+    planned = {t.template_id: t.count for t in plan.templates}
+    live_by_version = dict(
+        Instance.objects.filter(dataset=dataset, retired_at__isnull=True)
+        .values("template_version_id")
+        .annotate(n=Count("id"))
+        .values_list("template_version_id", "n")
+    )
+    versions = (
+        TemplateVersion.objects.filter(template__dataset=dataset)
+        .select_related("template", "template__category")
+        .order_by("template__position", "template_id", "-number")
+    )
+    rows: list[TemplateRow] = []
+    seen: set[int] = set()
+    for version in versions:
+        if version.template_id in seen:
+            continue
+        seen.add(version.template_id)
+        rows.append(
+            TemplateRow(
+                template=version.template,
+                version=version,
+                planned=planned.get(version.template_id),
+                live_instances=live_by_version.get(version.pk, 0),
+            )
+        )
+
+    by_category: dict[str, CategoryRow] = {}
+    for row in rows:
+        name = row.template.category.name
+        entry = by_category.setdefault(name, CategoryRow(name, 0, 0, 0))
+        entry.templates += 1
+        entry.planned += row.planned or 0
+        entry.live_instances += row.live_instances
+
+    from apps.core.models import Job
+
+    last_job = (
+        Job.objects.filter(kind=Job.Kind.INSTANTIATE, params__dataset_id=dataset.pk)
+        .values_list("id", flat=True)
+        .first()
+    )
+    return DatasetPage(
+        dataset=dataset,
+        plan=plan,
+        rows=rows,
+        categories=sorted(by_category.values(), key=lambda c: c.name),
+        live_total=sum(row.live_instances for row in rows),
+        sentence_pairs=list(
+            dataset.sentence_pairs.select_related("category").order_by("external_id", "language")
+        ),
+        tuples=list(dataset.tuples.select_related("category")),
+        context_sets=list(
+            dataset.context_sets.select_related("category").prefetch_related(
+                Prefetch("sentences", queryset=ContextSentence.objects.order_by("kind", "position"))
+            )
+        ),
+        last_job_id=last_job,
+    )
+
+
+@dataclass
+class InstanceFilters:
+    category: Category | None = None
+    language: str = ""
+    context_condition: str = ""
+
+
+@dataclass
+class InstanceOption:
+    text: str
+    role: str
+    gold: bool
+
+
+@dataclass
+class InstanceRow:
+    instance: Instance
+    options: list[InstanceOption] = field(default_factory=list)
+
+
+def instance_languages(*, dataset: Dataset) -> list[tuple[str, str]]:
+    codes = (
+        Instance.objects.filter(dataset=dataset)
+        .order_by()
+        .values_list("language", flat=True)
+        .distinct()
+    )
+    return [(code, LANGUAGE_NAMES.get(code, code)) for code in sorted(codes)]
+
+
+def instance_page(*, dataset: Dataset, filters: InstanceFilters, page: Any) -> tuple[Page, int]:
+    """One page of live instances matching the filters, and the total matching count."""
+    queryset: QuerySet[Instance] = (
+        Instance.objects.filter(dataset=dataset, retired_at__isnull=True)
+        .select_related("category")
+        .order_by("category__name", "example_id", "language")
+    )
+    if filters.category is not None:
+        queryset = queryset.filter(category=filters.category)
+    if filters.language:
+        queryset = queryset.filter(language=filters.language)
+    if filters.context_condition:
+        queryset = queryset.filter(context_condition=filters.context_condition)
+    paginator = Paginator(queryset, INSTANCES_PER_PAGE)
+    page_obj = paginator.get_page(page)
+    page_obj.object_list = [
+        InstanceRow(
+            instance=instance,
+            options=[
+                InstanceOption(text=text, role=role, gold=i == instance.label)
+                for i, (text, role) in enumerate(
+                    zip(instance.answers, instance.option_roles, strict=True)
+                )
+            ],
+        )
+        for instance in page_obj.object_list
+    ]
+    return page_obj, paginator.count
+
+
+@dataclass
+class ConceptRow:
+    concept: StereotypeConcept
+    usable: bool
+    template_count: int
+
+
+def concept_rows() -> list[ConceptRow]:
+    usable = set(StereotypeConcept.objects.usable().values_list("id", flat=True))
+    concepts = (
+        StereotypeConcept.objects.select_related("category")
+        .prefetch_related("evidence")
+        .annotate(n_templates=Count("template_versions__template", distinct=True))
+    )
+    return [
+        ConceptRow(concept=c, usable=c.pk in usable, template_count=c.n_templates) for c in concepts
+    ]
+
+
+@dataclass
+class PlaceholderRow:
+    name: str
+    values: list[str]
+    groups: list[str]
+
+
+@dataclass
+class TemplatePage:
+    template: Template
+    version: TemplateVersion
+    versions: list[TemplateVersion]
+    placeholders: list[PlaceholderRow]
+    planned: int | None
+    concept_usable: bool
+
+
+def template_page(*, template: Template) -> TemplatePage:
+    versions = list(
+        template.versions.select_related("created_by", "concept", "concept__category")
+        .prefetch_related("concept__evidence")
+        .order_by("-number")
+    )
+    current = versions[0]
+    groups = current.placeholder_groups or {}
+    placeholders = [
+        PlaceholderRow(name=name, values=list(values), groups=list(groups.get(name, [])))
+        for name, values in sorted(current.placeholders.items())
+    ]
+    plan = instantiation_plan(dataset=template.dataset)
+    planned = next((t.count for t in plan.templates if t.template_id == template.pk), None)
+    concept_usable = bool(
+        current.concept_id
+        and StereotypeConcept.objects.usable().filter(pk=current.concept_id).exists()
+    )
+    return TemplatePage(
+        template=template,
+        version=current,
+        versions=versions,
+        placeholders=placeholders,
+        planned=planned,
+        concept_usable=concept_usable,
+    )
+
+
+@dataclass
+class ReleaseFileRow:
+    kind: str
+    format: str
+    sha256: str
+    size: int | None
+    rows: int | None
+
+
+@dataclass
+class ReleaseRow:
+    release: Any
+    number: Any
+    created_at: Any
+    total: Any
+    files: list[ReleaseFileRow]
+    # (format, url) for each export format; empty while the export endpoint is not routed.
+    downloads: list[tuple[str, str]] = field(default_factory=list)
+
+
+EXPORT_FORMATS = ("jsonl", "csv", "parquet")
+
+
+def _release_downloads(release: Any) -> list[tuple[str, str]]:
+    try:
+        base = reverse("release-export", args=[release.id])
+    except NoReverseMatch:
+        return []
+    return [(fmt, f"{base}?format={fmt}") for fmt in EXPORT_FORMATS]
+
+
+def release_rows(*, dataset: Dataset) -> list[ReleaseRow] | None:
+    """The dataset's releases, newest first; None while the releases app has no models yet.
+
+    Imported here, and read with getattr, because apps.releases is written in parallel and its
+    field names may still move; the page must not break when they do.
+    """
+    try:
+        from apps.releases.models import Release  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    releases = Release.objects.filter(dataset=dataset).order_by("-created_at")
+    try:
+        from apps.releases.models import ReleaseFile  # type: ignore[attr-defined]
+    except ImportError:
+        ReleaseFile = None  # noqa: N806
+    rows: list[ReleaseRow] = []
+    for release in releases:
+        files: list[ReleaseFileRow] = []
+        if ReleaseFile is not None:
+            for f in ReleaseFile.objects.filter(release=release).order_by("kind", "format"):
+                files.append(
+                    ReleaseFileRow(
+                        kind=str(getattr(f, "kind", "")),
+                        format=str(getattr(f, "format", "")),
+                        sha256=str(getattr(f, "sha256", "")),
+                        size=getattr(f, "size", None),
+                        rows=getattr(f, "rows", None),
+                    )
+                )
+        counts = getattr(release, "counts", None) or {}
+        rows.append(
+            ReleaseRow(
+                release=release,
+                number=getattr(release, "number", release.pk),
+                created_at=getattr(release, "created_at", None),
+                total=counts.get("total") if isinstance(counts, dict) else None,
+                files=files,
+                downloads=_release_downloads(release),
+            )
+        )
+    return rows
+
+
+def dataset_has_instances(*, dataset: Dataset) -> bool:
+    return Instance.objects.filter(dataset=dataset, retired_at__isnull=True).exists()
+
+
+def category_choices(*, dataset: Dataset) -> QuerySet[Category]:
+    return Category.objects.filter(
+        Q(templates__dataset=dataset) | Q(instances__dataset=dataset)
+    ).distinct()

@@ -1,0 +1,134 @@
+"""Catalog reads. Views and the API go through these so the query shapes live in one place."""
+
+from __future__ import annotations
+
+import django_filters
+from django.db.models import Count, OuterRef, Prefetch, Q, QuerySet, Subquery
+
+from .models import (
+    Category,
+    ContextSet,
+    Dataset,
+    Instance,
+    SentencePair,
+    StereotypeConcept,
+    StereotypeTuple,
+    Template,
+    TemplateVersion,
+)
+
+
+def dataset_list() -> QuerySet[Dataset]:
+    return Dataset.objects.annotate(
+        template_count=Count("templates", distinct=True),
+        live_instance_count=Count(
+            "instances", filter=Q(instances__retired_at__isnull=True), distinct=True
+        ),
+    )
+
+
+def template_list() -> QuerySet[Template]:
+    """Templates with their versions prefetched newest first (the first is the current one)."""
+    return Template.objects.select_related("dataset", "category").prefetch_related(
+        Prefetch(
+            "versions",
+            queryset=TemplateVersion.objects.select_related("concept", "created_by").order_by(
+                "-number"
+            ),
+        )
+    )
+
+
+def instance_list() -> QuerySet[Instance]:
+    return Instance.objects.select_related(
+        "category", "template_version", "template_version__template", "template_version__concept"
+    )
+
+
+def concept_list() -> QuerySet[StereotypeConcept]:
+    return StereotypeConcept.objects.select_related("category").prefetch_related("evidence")
+
+
+class TemplateFilter(django_filters.FilterSet):
+    dataset = django_filters.CharFilter(field_name="dataset__name")
+    category = django_filters.CharFilter(field_name="category__name")
+    language = django_filters.CharFilter(method="filter_current", label="language")
+    status = django_filters.CharFilter(method="filter_current", label="status")
+
+    class Meta:
+        model = Template
+        fields = ["dataset", "category", "language", "status"]
+
+    def filter_current(self, queryset, name, value):
+        # Filter on the *current* version: a template whose latest version is approved counts
+        # as approved, whatever its older versions were.
+        latest = TemplateVersion.objects.filter(template=OuterRef("pk")).order_by("-number")
+        return queryset.annotate(**{f"current_{name}": Subquery(latest.values(name)[:1])}).filter(
+            **{f"current_{name}": value}
+        )
+
+
+class InstanceFilter(django_filters.FilterSet):
+    dataset = django_filters.CharFilter(field_name="dataset__name")
+    category = django_filters.CharFilter(field_name="category__name")
+    template = django_filters.CharFilter(field_name="template_version__template__external_id")
+    status = django_filters.ChoiceFilter(
+        method="filter_status", choices=[("live", "live"), ("retired", "retired")]
+    )
+
+    class Meta:
+        model = Instance
+        fields = [
+            "dataset",
+            "category",
+            "language",
+            "template",
+            "context_condition",
+            "question_polarity",
+            "pairing",
+            "proper_noun",
+            "status",
+        ]
+
+    def filter_status(self, queryset, name, value):
+        return queryset.filter(retired_at__isnull=(value == "live"))
+
+
+class ConceptFilter(django_filters.FilterSet):
+    category = django_filters.CharFilter(field_name="category__name")
+    usable = django_filters.BooleanFilter(method="filter_usable")
+
+    class Meta:
+        model = StereotypeConcept
+        fields = ["category", "source", "validation_status", "polarity", "usable"]
+
+    def filter_usable(self, queryset, name, value):
+        usable = StereotypeConcept.objects.usable().values("pk")
+        return queryset.filter(pk__in=usable) if value else queryset.exclude(pk__in=usable)
+
+
+class _DatasetKindFilter(django_filters.FilterSet):
+    dataset = django_filters.CharFilter(field_name="dataset__name")
+    category = django_filters.CharFilter(field_name="category__name")
+
+
+class SentencePairFilter(_DatasetKindFilter):
+    class Meta:
+        model = SentencePair
+        fields = ["dataset", "category", "language", "direction"]
+
+
+class TupleFilter(_DatasetKindFilter):
+    class Meta:
+        model = StereotypeTuple
+        fields = ["dataset", "category", "language", "polarity"]
+
+
+class ContextSetFilter(_DatasetKindFilter):
+    class Meta:
+        model = ContextSet
+        fields = ["dataset", "category", "language"]
+
+
+def category_list() -> QuerySet[Category]:
+    return Category.objects.prefetch_related("components")

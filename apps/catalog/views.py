@@ -1,0 +1,136 @@
+"""Server-rendered pages. Views only check access, call a page selector or a service, and
+render; every rule lives in the services and selectors."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from functools import wraps
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from apps.accounts.roles import is_researcher, user_roles
+from apps.core.models import Job
+
+from . import page_selectors
+from .forms import InstanceFilterForm
+from .models import LANGUAGE_NAMES, Dataset, Template
+from .services import dataset_instantiate_async
+
+View = Callable[..., HttpResponse]
+
+
+def role_required(view: View) -> View:
+    """Signed in and holding a Kasauti role; the same rule as the API's HasRole."""
+
+    @login_required
+    @wraps(view)
+    def wrapped(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        if not user_roles(request.user):
+            raise PermissionDenied("Your account has no Kasauti role.")
+        return view(request, *args, **kwargs)
+
+    return wrapped
+
+
+@require_GET
+@role_required
+def home(request: HttpRequest) -> HttpResponse:
+    return render(request, "catalog/home.html", {"summaries": page_selectors.dataset_summaries()})
+
+
+@require_GET
+@role_required
+def dataset_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    dataset = get_object_or_404(Dataset, pk=pk)
+    return render(
+        request,
+        "catalog/dataset_detail.html",
+        {
+            "page": page_selectors.dataset_page(dataset=dataset),
+            "can_instantiate": is_researcher(request.user),
+            "language_names": LANGUAGE_NAMES,
+        },
+    )
+
+
+@require_POST
+@role_required
+def dataset_instantiate(request: HttpRequest, pk: int) -> HttpResponse:
+    # The button is hidden from annotators, but the server decides: a POST needs the role.
+    if not is_researcher(request.user):
+        raise PermissionDenied("Only researchers and admins can instantiate a dataset.")
+    dataset = get_object_or_404(Dataset, pk=pk)
+    job = dataset_instantiate_async(dataset=dataset, requested_by=request.user)
+    return redirect("web:job", pk=job.pk)
+
+
+@require_GET
+@role_required
+def job_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    job = get_object_or_404(Job, pk=pk)
+    dataset_id = job.params.get("dataset_id") if isinstance(job.params, dict) else None
+    dataset = Dataset.objects.filter(pk=dataset_id).first() if dataset_id else None
+    result_json = json.dumps(job.result, indent=2, ensure_ascii=False) if job.result else ""
+    return render(
+        request,
+        "catalog/job_detail.html",
+        {"job": job, "dataset": dataset, "result_json": result_json},
+    )
+
+
+@require_GET
+@role_required
+def template_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    template = get_object_or_404(Template.objects.select_related("dataset", "category"), pk=pk)
+    return render(
+        request,
+        "catalog/template_detail.html",
+        {"page": page_selectors.template_page(template=template)},
+    )
+
+
+@require_GET
+@role_required
+def instance_list(request: HttpRequest, pk: int) -> HttpResponse:
+    dataset = get_object_or_404(Dataset, pk=pk)
+    form = InstanceFilterForm(request.GET or None, dataset=dataset)
+    filters = form.filters() if request.GET else page_selectors.InstanceFilters()
+    page, total = page_selectors.instance_page(
+        dataset=dataset, filters=filters, page=request.GET.get("page")
+    )
+    # Pagination links keep the filters but not the page number.
+    query = request.GET.copy()
+    query.pop("page", None)
+    return render(
+        request,
+        "catalog/instance_list.html",
+        {
+            "dataset": dataset,
+            "form": form,
+            "page_obj": page,
+            "total": total,
+            "query": query.urlencode(),
+        },
+    )
+
+
+@require_GET
+@role_required
+def concept_list(request: HttpRequest) -> HttpResponse:
+    return render(request, "catalog/concept_list.html", {"rows": page_selectors.concept_rows()})
+
+
+@require_GET
+@role_required
+def release_list(request: HttpRequest, pk: int) -> HttpResponse:
+    dataset = get_object_or_404(Dataset, pk=pk)
+    return render(
+        request,
+        "catalog/release_list.html",
+        {"dataset": dataset, "releases": page_selectors.release_rows(dataset=dataset)},
+    )

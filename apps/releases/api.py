@@ -1,0 +1,236 @@
+"""Release API: list/read releases, create one, download its stored files.
+
+Who may do what (checked here, on every request):
+* any user with a role (annotator, researcher, admin) lists and reads releases and downloads
+  their files: released data is published data;
+* only researchers and admins create releases;
+* the dataset-level export of live (unreleased) data is refused: 403 without the researcher
+  role, 409 with an explanation for researchers.
+"""
+
+from __future__ import annotations
+
+from django.http import FileResponse, HttpResponseNotModified
+from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import serializers, status
+from rest_framework.generics import ListAPIView
+from rest_framework.negotiation import BaseContentNegotiation
+from rest_framework.renderers import JSONRenderer
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from apps.accounts.permissions import HasRole, IsResearcher
+from apps.catalog.models import Dataset
+from apps.core.api import JobOutputSerializer
+
+from .models import FileFormat, FileKind, Release, ReleaseFile
+from .selectors import ReleaseFilter, release_file_get, release_get, release_list
+from .services import (
+    dataset_export_refuse,
+    release_create,
+    release_create_async,
+    release_file_name,
+    release_file_path,
+    sha256_digest_header,
+)
+from .writers import WRITERS
+
+
+class ErrorSerializer(serializers.Serializer):
+    detail = serializers.CharField()
+
+    class Meta:
+        ref_name = "ReleaseError"
+
+
+class ReleaseFileOutputSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = ReleaseFile
+        fields = ["kind", "format", "rows", "size", "sha256"]
+
+
+class ReleaseOutputSerializer(serializers.ModelSerializer):
+    dataset_name = serializers.CharField(source="dataset.name")
+    created_by = serializers.CharField(source="created_by.username", default=None)
+    files = ReleaseFileOutputSerializer(many=True)
+
+    class Meta:
+        model = Release
+        fields = [
+            "id",
+            "dataset",
+            "dataset_name",
+            "number",
+            "notes",
+            "created_by",
+            "created_at",
+            "counts",
+            "files",
+        ]
+
+
+class ReleaseListApi(ListAPIView):
+    """Releases, newest first per dataset; `?dataset=<id>` or `?dataset_name=` narrows."""
+
+    permission_classes = [HasRole]
+    filterset_class = ReleaseFilter
+
+    class OutputSerializer(ReleaseOutputSerializer):
+        class Meta(ReleaseOutputSerializer.Meta):
+            ref_name = "ReleaseListOutput"
+
+    serializer_class = OutputSerializer
+
+    def get_queryset(self):
+        # Filtering is done by the filter backend with the same FilterSet.
+        return release_list()
+
+
+class ReleaseDetailApi(APIView):
+    permission_classes = [HasRole]
+
+    class OutputSerializer(ReleaseOutputSerializer):
+        class Meta(ReleaseOutputSerializer.Meta):
+            ref_name = "ReleaseDetailOutput"
+
+    @extend_schema(responses={200: OutputSerializer})
+    def get(self, request: Request, pk: int) -> Response:
+        release = release_get(release_id=pk)
+        if release is None:
+            return Response({"detail": "No such release."}, status=status.HTTP_404_NOT_FOUND)
+        return Response(self.OutputSerializer(release).data)
+
+
+class DatasetReleaseCreateApi(APIView):
+    """Create the next release of a dataset. Synchronous by default; `?async=1` queues a job
+    and answers 202 with it (poll /api/jobs/<id>/)."""
+
+    permission_classes = [IsResearcher]
+
+    class InputSerializer(serializers.Serializer):
+        notes = serializers.CharField(required=False, allow_blank=True, default="")
+
+        class Meta:
+            ref_name = "ReleaseCreateInput"
+
+    class OutputSerializer(ReleaseOutputSerializer):
+        class Meta(ReleaseOutputSerializer.Meta):
+            ref_name = "ReleaseCreateOutput"
+
+    @extend_schema(
+        request=InputSerializer,
+        parameters=[OpenApiParameter("async", OpenApiTypes.BOOL, description="Queue a job.")],
+        responses={
+            201: OutputSerializer,
+            202: JobOutputSerializer,
+            400: ErrorSerializer,
+            409: ErrorSerializer,
+        },
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        dataset = get_object_or_404(Dataset, pk=pk)
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        notes = serializer.validated_data["notes"]
+        if request.query_params.get("async", "").lower() in {"1", "true", "yes"}:
+            job = release_create_async(dataset=dataset, requested_by=request.user, notes=notes)
+            return Response(JobOutputSerializer(job).data, status=status.HTTP_202_ACCEPTED)
+        release = release_create(dataset=dataset, created_by=request.user, notes=notes)
+        release = release_get(release_id=release.pk)
+        return Response(self.OutputSerializer(release).data, status=status.HTTP_201_CREATED)
+
+
+class IgnoreFormatNegotiation(BaseContentNegotiation):
+    """`?format=` names the file format here, not a DRF renderer: always answer errors in
+    JSON instead of letting DRF's negotiation turn `format=jsonl` into a 404."""
+
+    def select_parser(self, request, parsers):
+        return parsers[0] if parsers else None
+
+    def select_renderer(self, request, renderers, format_suffix=None):
+        return renderers[0], renderers[0].media_type
+
+
+class ReleaseFileResponse(FileResponse):
+    # Larger blocks than Django's 4 KiB: fewer iterations per megabyte streamed.
+    block_size = 256 * 1024
+
+
+class ReleaseExportApi(APIView):
+    """Stream a release's stored file (written once at release time, never regenerated)."""
+
+    permission_classes = [HasRole]
+    renderer_classes = [JSONRenderer]
+    content_negotiation_class = IgnoreFormatNegotiation
+
+    class InputSerializer(serializers.Serializer):
+        format = serializers.ChoiceField(choices=FileFormat.choices, default=FileFormat.JSONL)
+        kind = serializers.ChoiceField(choices=FileKind.choices, default=FileKind.INSTANCES)
+
+        class Meta:
+            ref_name = "ReleaseExportInput"
+
+    @extend_schema(
+        parameters=[InputSerializer],
+        responses={
+            (200, "application/octet-stream"): OpenApiResponse(
+                OpenApiTypes.BINARY,
+                description="The file; X-Checksum-SHA256, Digest and ETag carry its sha256.",
+            ),
+            304: OpenApiResponse(description="If-None-Match matched the ETag."),
+            404: ErrorSerializer,
+        },
+    )
+    def get(self, request: Request, pk: int):
+        params = self.InputSerializer(data=request.query_params)
+        params.is_valid(raise_exception=True)
+        release = release_get(release_id=pk)
+        if release is None:
+            return Response({"detail": "No such release."}, status=status.HTTP_404_NOT_FOUND)
+        release_file = release_file_get(
+            release=release,
+            kind=params.validated_data["kind"],
+            file_format=params.validated_data["format"],
+        )
+        if release_file is None:
+            return Response(
+                {"detail": "This release has no such file."}, status=status.HTTP_404_NOT_FOUND
+            )
+        etag = f'"{release_file.sha256}"'
+        if etag in request.headers.get("If-None-Match", ""):
+            return HttpResponseNotModified(headers={"ETag": etag})
+        path = release_file_path(release_file=release_file)
+        if not path.is_file():
+            return Response(
+                {"detail": f"release file {release_file.path} is missing from storage"},
+                status=status.HTTP_500_INTERNAL_SERVER_ERROR,
+            )
+        response = ReleaseFileResponse(
+            open(path, "rb"),  # noqa: SIM115 (FileResponse closes it)
+            as_attachment=True,
+            filename=release_file_name(release_file=release_file),
+            content_type=WRITERS[release_file.format].content_type,
+        )
+        response["X-Checksum-SHA256"] = release_file.sha256
+        response["Digest"] = sha256_digest_header(release_file.sha256)
+        response["ETag"] = etag
+        return response
+
+
+class DatasetExportApi(APIView):
+    """Dataset-level export of live data: always refused, only releases are exportable."""
+
+    permission_classes = [IsResearcher]
+    renderer_classes = [JSONRenderer]
+    content_negotiation_class = IgnoreFormatNegotiation
+
+    @extend_schema(
+        parameters=[OpenApiParameter("format", OpenApiTypes.STR)],
+        responses={403: ErrorSerializer, 404: ErrorSerializer, 409: ErrorSerializer},
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        dataset_export_refuse(dataset=get_object_or_404(Dataset, pk=pk))
+        raise AssertionError("dataset_export_refuse always raises")  # pragma: no cover

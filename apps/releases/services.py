@@ -1,0 +1,278 @@
+"""Release writes: create a release (membership + files), export a stored file.
+
+A release's files are written exactly once, here, and then only copied or streamed.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import shutil
+import uuid
+from collections import defaultdict
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.db.models import Count, Max
+from django.utils.text import slugify
+
+from apps.catalog.models import ContextSet, Dataset, Instance, SentencePair, StereotypeTuple
+from apps.catalog.services import instantiation_plan
+from apps.core.errors import ConflictError, KasautiError, NotReleasedError
+from apps.core.models import Job
+
+from .models import FileKind, Release, ReleaseFile, ReleaseInstance
+from .selectors import release_latest, release_rows
+from .writers import WRITERS, HashingFile, batched
+
+COPY_BLOCK = 1024 * 1024
+
+
+class ReleaseFileMissingError(KasautiError):
+    status_code = 500
+
+
+def dataset_slug(dataset: Dataset) -> str:
+    # The id keeps two names that slugify alike ("A B" and "a-b") in different directories.
+    return f"{slugify(dataset.name) or 'dataset'}-{dataset.pk}"
+
+
+def release_dir(*, release: Release) -> str:
+    """Directory of a release's files, relative to MEDIA_ROOT."""
+    return f"releases/{dataset_slug(release.dataset)}/{release.number}"
+
+
+def release_file_path(*, release_file: ReleaseFile) -> Path:
+    return Path(settings.MEDIA_ROOT) / release_file.path
+
+
+def release_file_name(*, release_file: ReleaseFile) -> str:
+    """Download name: <dataset>-r<number>-<kind>.<ext>."""
+    release = release_file.release
+    extension = WRITERS[release_file.format].extension
+    name = slugify(release.dataset.name) or "dataset"
+    return f"{name}-r{release.number}-{release_file.kind}.{extension}"
+
+
+def sha256_digest_header(hex_digest: str) -> str:
+    """RFC 3230 Digest header value."""
+    return "sha-256=" + base64.b64encode(bytes.fromhex(hex_digest)).decode("ascii")
+
+
+def _live_counts(dataset: Dataset) -> dict[str, Any]:
+    by_category_language: dict[str, dict[str, int]] = defaultdict(dict)
+    total = 0
+    for row in (
+        Instance.objects.filter(dataset=dataset, retired_at__isnull=True)
+        .values("category__name", "language")
+        .annotate(n=Count("id"))
+        .order_by("category__name", "language")
+    ):
+        by_category_language[row["category__name"]][row["language"]] = row["n"]
+        total += row["n"]
+    return {
+        "total": total,
+        "by_category_language": dict(by_category_language),
+        "sentence_pairs": SentencePair.objects.filter(dataset=dataset).count(),
+        "tuples": StereotypeTuple.objects.filter(dataset=dataset).count(),
+        "context_sets": ContextSet.objects.filter(dataset=dataset).count(),
+    }
+
+
+def _membership_insert(*, release: Release) -> int:
+    """Freeze the dataset's live instances into the release: one INSERT ... SELECT, nothing
+    passes through Python."""
+    membership = ReleaseInstance._meta.db_table
+    instance = Instance._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {membership} (release_id, instance_id) "  # noqa: S608 (table names)
+            f"SELECT %s, id FROM {instance} WHERE dataset_id = %s AND retired_at IS NULL",
+            [release.pk, release.dataset_id],
+        )
+        return cursor.rowcount
+
+
+def _files_write(*, release: Release, directory: Path, relative_dir: str) -> list[ReleaseFile]:
+    """Write every kind in every format: one database pass per kind, fanned out to the three
+    writers batch by batch, each hashing as it writes."""
+    files: list[ReleaseFile] = []
+    for kind in FileKind.values:
+        with ExitStack() as stack:
+            sinks: dict[str, HashingFile] = {}
+            writers = {}
+            for file_format, writer_class in WRITERS.items():
+                name = f"{kind}.{writer_class.extension}"
+                raw = stack.enter_context(open(directory / name, "wb"))  # noqa: SIM115
+                sinks[file_format] = HashingFile(raw)
+                writers[file_format] = writer_class(sinks[file_format], kind=kind)
+                # On failure the writer must let go before its file closes (close is
+                # idempotent; the directory is discarded anyway).
+                stack.callback(writers[file_format].close)
+            for batch in batched(release_rows(release=release, kind=kind)):
+                for writer in writers.values():
+                    writer.write_batch(batch)
+            for writer in writers.values():
+                writer.close()
+            for file_format, writer in writers.items():
+                sinks[file_format].raw.flush()
+                os.fsync(sinks[file_format].raw.fileno())
+                files.append(
+                    ReleaseFile(
+                        release=release,
+                        kind=kind,
+                        format=file_format,
+                        path=f"{relative_dir}/{kind}.{WRITERS[file_format].extension}",
+                        sha256=sinks[file_format].sha256,
+                        size=sinks[file_format].size,
+                        rows=writer.rows,
+                    )
+                )
+    return files
+
+
+def _check_instantiated(dataset: Dataset) -> None:
+    plan = instantiation_plan(dataset=dataset)
+    pending = [t.external_id for t in plan.templates if not t.instantiated and t.count]
+    if pending:
+        shown = ", ".join(pending[:5]) + (" ..." if len(pending) > 5 else "")
+        raise ConflictError(
+            f"dataset {dataset.name!r} has {len(pending)} template(s) whose current version is "
+            f"not instantiated ({shown}); instantiate the dataset before releasing it"
+        )
+
+
+def release_create(*, dataset: Dataset, created_by=None, notes: str = "") -> Release:
+    """Create the next release of a dataset: freeze its live instances, write its files once
+    (into a temporary directory, renamed into place at the end) and record their checksums.
+    All-or-nothing: on any failure no row and no file remains."""
+    tmp_dir: Path | None = None
+    final_dir: Path | None = None
+    renamed = False
+    try:
+        with transaction.atomic():
+            # The lock serialises releases (numbering) and instantiation of this dataset.
+            dataset = Dataset.objects.select_for_update().get(pk=dataset.pk)
+            _check_instantiated(dataset)
+            counts = _live_counts(dataset)
+            if not any(
+                counts[key] for key in ("total", "sentence_pairs", "tuples", "context_sets")
+            ):
+                raise KasautiError(
+                    f"dataset {dataset.name!r} has nothing to release: no live instances, "
+                    "sentence pairs, tuples or context sets"
+                )
+            number = (dataset.releases.aggregate(m=Max("number"))["m"] or 0) + 1
+            release = Release.objects.create(
+                dataset=dataset,
+                number=number,
+                notes=notes,
+                created_by=created_by,
+                counts=counts,
+            )
+            if _membership_insert(release=release) != counts["total"]:
+                raise ConflictError(
+                    f"the instances of dataset {dataset.name!r} changed while the release was "
+                    "being made; try again"
+                )
+            relative_dir = release_dir(release=release)
+            final_dir = Path(settings.MEDIA_ROOT) / relative_dir
+            final_dir.parent.mkdir(parents=True, exist_ok=True)
+            tmp_dir = final_dir.parent / f".tmp-{number}-{uuid.uuid4().hex}"
+            tmp_dir.mkdir()
+            ReleaseFile.objects.bulk_create(
+                _files_write(release=release, directory=tmp_dir, relative_dir=relative_dir)
+            )
+            if final_dir.exists():
+                # No committed release owns this number (we hold the lock), so this is the
+                # leftover of a transaction that was rolled back after its rename.
+                shutil.rmtree(final_dir)
+            os.replace(tmp_dir, final_dir)
+            renamed = True
+    except BaseException:
+        if tmp_dir is not None:
+            shutil.rmtree(tmp_dir, ignore_errors=True)
+        if renamed and final_dir is not None:
+            shutil.rmtree(final_dir, ignore_errors=True)
+        raise
+    return release
+
+
+def release_create_async(*, dataset: Dataset, requested_by=None, notes: str = "") -> Job:
+    """Queue a release job; the worker picks it up after this transaction commits."""
+    from apps.core.services import job_create, job_dispatch
+
+    from .tasks import release_dataset_task
+
+    job = job_create(
+        kind=Job.Kind.RELEASE,
+        params={"dataset_id": dataset.pk, "notes": notes},
+        created_by=requested_by,
+    )
+    return job_dispatch(job=job, task=release_dataset_task)
+
+
+def release_summary(*, release: Release) -> dict[str, Any]:
+    """What the command and the job report about a release."""
+    return {
+        "release_id": release.pk,
+        "number": release.number,
+        "dataset": release.dataset.name,
+        "created_at": release.created_at.isoformat(),
+        "counts": release.counts,
+        "files": [
+            {
+                "kind": f.kind,
+                "format": f.format,
+                "path": f.path,
+                "sha256": f.sha256,
+                "rows": f.rows,
+                "size": f.size,
+            }
+            for f in release.files.order_by("kind", "format")
+        ],
+    }
+
+
+def dataset_export_refuse(*, dataset: Dataset) -> None:
+    """A dataset's live data is never exported, only its releases: always raises."""
+    latest = release_latest(dataset_id=dataset.pk)
+    if latest is None:
+        raise NotReleasedError(
+            f"dataset {dataset.name!r} has no release; only released data is exportable; "
+            f"create a release first (POST /api/datasets/{dataset.pk}/releases/)"
+        )
+    raise NotReleasedError(
+        f"dataset {dataset.name!r}: only released data is exportable; download its latest "
+        f"release r{latest.number} instead (GET /api/releases/{latest.pk}/export/?format=jsonl)"
+        " or create a new release"
+    )
+
+
+def release_file_verify_copy(*, release_file: ReleaseFile, output: Path) -> str:
+    """Copy a stored release file to `output`, hashing on the way; the copy only appears under
+    its name if the checksum matches the one recorded at release time. Returns the checksum."""
+    source = release_file_path(release_file=release_file)
+    if not source.is_file():
+        raise ReleaseFileMissingError(f"release file {release_file.path} is missing from storage")
+    output = Path(output)
+    tmp = output.with_name(f".{output.name}.{uuid.uuid4().hex}.part")
+    digest = hashlib.sha256()
+    try:
+        with open(source, "rb") as src, open(tmp, "wb") as dst:
+            while block := src.read(COPY_BLOCK):
+                digest.update(block)
+                dst.write(block)
+        if digest.hexdigest() != release_file.sha256:
+            raise KasautiError(
+                f"checksum mismatch for {release_file.path}: stored file has "
+                f"{digest.hexdigest()}, release recorded {release_file.sha256}; not exported"
+            )
+        os.replace(tmp, output)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return release_file.sha256

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Start Kasauti: migrate, load the demo catalog, create demo accounts, then run a Celery worker
+# and the web server. Ctrl-C stops both.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# shellcheck disable=SC1091
+. .venv/bin/activate
+export DJANGO_SETTINGS_MODULE="${DJANGO_SETTINGS_MODULE:-kasauti.settings.dev}"
+ADDR="${KASAUTI_ADDR:-127.0.0.1:8000}"
+
+python manage.py migrate --noinput
+python manage.py load_demo
+python manage.py create_demo_accounts
+
+mkdir -p "${KASAUTI_VAR_DIR:-var}"
+WORKER_LOG="${KASAUTI_VAR_DIR:-var}/worker.log"
+celery -A worker.celery_app worker -Q default,gpu --concurrency 1 --loglevel INFO \
+    --without-gossip --without-mingle >"$WORKER_LOG" 2>&1 &
+WORKER_PID=$!
+trap 'kill "$WORKER_PID" 2>/dev/null || true; wait "$WORKER_PID" 2>/dev/null || true' EXIT
+trap 'exit 0' INT TERM
+echo "Celery worker started (pid $WORKER_PID, log $WORKER_LOG)."
+echo "Kasauti: http://$ADDR/  (API docs: http://$ADDR/api/docs/, admin: http://$ADDR/admin/)"
+python manage.py runserver --noreload "$ADDR"

@@ -1,0 +1,98 @@
+"""POST api/imports/ (routed here through this module's urlpatterns until the lead wires it)."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import path
+from drf_spectacular.generators import SchemaGenerator
+
+from apps.catalog.api_imports import BenchmarkImportApi
+from apps.catalog.models import Dataset, Template
+
+from .test_import_support import DATA, bharat_file, bharat_row
+
+urlpatterns = [path("api/imports/", BenchmarkImportApi.as_view(), name="benchmark-import")]
+pytestmark = [pytest.mark.django_db, pytest.mark.urls(__name__)]
+URL = "/api/imports/"
+
+
+def upload(relative: str) -> SimpleUploadedFile:
+    target = DATA / relative
+    return SimpleUploadedFile(target.name, target.read_bytes(), content_type="text/csv")
+
+
+def test_researcher_imports_several_files(researcher_client, researcher) -> None:
+    response = researcher_client.post(
+        URL,
+        {
+            "format": "bharatbbq",
+            "dataset": "BharatBBQ",
+            "files": [upload("bharatbbq/Caste.csv"), upload("bharatbbq/Age_ta.csv")],
+        },
+        format="multipart",
+    )
+    assert response.status_code == 201, response.json()
+    body = response.json()
+    assert body["templates"] == {"created": 5, "updated": 0, "unchanged": 0}
+    assert body["by_category"] == {"Age": 1, "Caste": 4}
+    assert body["files"] == ["Caste.csv", "Age_ta.csv"]
+    assert Dataset.objects.get().created_by == researcher
+    assert (
+        Template.objects.get(external_id="Age-1a-cn-biased").current_version.created_by
+        == researcher
+    )
+
+
+def test_bad_input_is_400_with_every_problem(researcher_client) -> None:
+    bad = bharat_file([bharat_row(Names="NAME1: [a"), bharat_row(Q_id="2", Pairing="x")])
+    response = researcher_client.post(
+        URL,
+        {
+            "format": "bharatbbq",
+            "dataset": "D",
+            "files": [SimpleUploadedFile(bad.name, bad.data, content_type="text/csv")],
+        },
+        format="multipart",
+    )
+    assert response.status_code == 400
+    problems = response.json()["problems"]
+    assert [(p["file"], p["line"], p["field"]) for p in problems] == [
+        ("Age.csv", 2, "Names"),
+        ("Age.csv", 3, "Pairing"),
+    ]
+    assert not Dataset.objects.exists()
+
+
+def test_unknown_format_and_missing_files_are_400(researcher_client) -> None:
+    response = researcher_client.post(URL, {"format": "crows", "dataset": "D"}, format="multipart")
+    assert response.status_code == 400
+    assert set(response.json()) >= {"format", "files"}
+
+
+@pytest.mark.parametrize(
+    ("client_name", "status"),
+    [("annotator_client", 403), ("outsider_client", 403), ("anonymous_client", 403)],
+)
+def test_only_researchers_may_import(request, client_name: str, status: int) -> None:
+    client = request.getfixturevalue(client_name)
+    response = client.post(
+        URL,
+        {"format": "indibias", "dataset": "D", "files": [upload("indibias/tuples.csv")]},
+        format="multipart",
+    )
+    assert response.status_code in (status, 401)
+    assert not Dataset.objects.exists()
+
+
+def test_openapi_describes_the_upload() -> None:
+    schema = SchemaGenerator(patterns=urlpatterns).get_schema(request=None, public=True)
+    operation = schema["paths"]["/api/imports/"]["post"]
+    body = operation["requestBody"]["content"]
+    assert list(body) == ["multipart/form-data"]
+    request_schema = schema["components"]["schemas"]["BenchmarkImportInputRequest"]
+    assert request_schema["properties"]["files"]["items"]["format"] == "binary"
+    assert set(request_schema["required"]) >= {"format", "dataset", "files"}
+    assert {"201", "400", "403"} <= set(operation["responses"])
+    problems = schema["components"]["schemas"]["ImportRejected"]["properties"]["problems"]
+    assert problems["items"]["$ref"].endswith("ImportProblem")

@@ -1,0 +1,157 @@
+"""Bad input: every problem is reported with file, line and field, and nothing is written."""
+
+from __future__ import annotations
+
+import pytest
+
+from apps.catalog.importers import ImportFile, benchmark_import
+from apps.catalog.models import (
+    Category,
+    ContextSet,
+    Dataset,
+    SentencePair,
+    StereotypeTuple,
+    Template,
+    TemplateVersion,
+)
+from apps.core.errors import ImportProblem, ImportRejected
+
+from .test_import_support import BHARAT_HEADER, bharat_file, bharat_row, csv_bytes, data_file
+
+pytestmark = pytest.mark.django_db
+
+
+def rejected(fmt: str, files: list[ImportFile], **options: str) -> list[ImportProblem]:
+    categories = Category.objects.count()  # the base data migration adds some
+    with pytest.raises(ImportRejected) as caught:
+        benchmark_import(dataset_name="bad", fmt=fmt, files=files, **options)
+    assert Category.objects.count() == categories
+    assert not Dataset.objects.exists()
+    assert not Template.objects.exists() and not TemplateVersion.objects.exists()
+    assert not SentencePair.objects.exists() and not StereotypeTuple.objects.exists()
+    assert not ContextSet.objects.exists()
+    return caught.value.problems
+
+
+def where(problems: list[ImportProblem]) -> set[tuple[str, int | None, str]]:
+    return {(p.file, p.line, p.field) for p in problems}
+
+
+def test_missing_required_column() -> None:
+    header = [c for c in BHARAT_HEADER if c not in ("Pairing", "Answer_negative")]
+    problems = rejected("bharatbbq", [ImportFile("Age.csv", csv_bytes(header, [bharat_row()]))])
+    assert where(problems) == {("Age.csv", 1, "pairing"), ("Age.csv", 1, "answer_negative")}
+    assert all("required column" in p.message for p in problems)
+
+
+def test_every_problem_of_every_file_is_reported_and_nothing_is_written() -> None:
+    good = bharat_file([bharat_row()], name="Good.csv")
+    bad = bharat_file(
+        [
+            bharat_row(),  # line 2: fine
+            bharat_row(Q_id="2", Names="{{NAME1}}: [old man; {{NAME2}}: [boy]"),  # unparseable
+            bharat_row(Q_id="3", Question_negative="Who lost the {{WORD2}}?"),  # undefined
+            bharat_row(Q_id="4", Lexical_diversity="{{WORD1}}: [bank]; {{WORD3}}: [x]"),  # unused
+            bharat_row(Q_id="5", Disambiguating_Context="Someone had lost the form."),
+            bharat_row(Q_id="6", Pairing="sometimes"),
+        ],
+        name="Bad.csv",
+    )
+    problems = rejected("bharatbbq", [good, bad])
+    by_line = {p.line: p for p in problems if p.file == "Bad.csv"}
+    assert (by_line[3].field, by_line[3].message.split(":")[0]) == (
+        "Names",
+        "unparseable value list",
+    )
+    assert by_line[4].field == "Lexical_diversity" and "{{WORD2}}" in by_line[4].message
+    assert "used but not defined" in by_line[4].message
+    assert by_line[5].field == "Lexical_diversity" and "WORD3" in by_line[5].message
+    assert "never used" in by_line[5].message
+    assert by_line[6].field == "Disambiguating_Context"
+    assert "never mentions NAME1 or NAME2" in by_line[6].message
+    assert by_line[7].field == "Pairing"
+    # The first row of Bad.csv repeats Good.csv's row: same external id.
+    assert by_line[2].field == "Q_id" and "duplicate id 'Age-7a-cn-biased'" in by_line[2].message
+    assert "Good.csv:2" in by_line[2].message
+    assert not any(p.file == "Good.csv" for p in problems)
+
+
+def test_duplicate_ids_within_one_file() -> None:
+    problems = rejected("bharatbbq", [bharat_file([bharat_row(), bharat_row()])])
+    [problem] = problems
+    assert (problem.file, problem.line, problem.field) == ("Age.csv", 3, "Q_id")
+    assert "duplicate id" in problem.message and "Age.csv:2" in problem.message
+
+
+def test_wrong_encoding_names_the_line() -> None:
+    text = csv_bytes(BHARAT_HEADER, [bharat_row(), bharat_row(Q_id="8", Notes="café")])
+    latin1 = text.decode("utf-8").encode("latin-1")
+    problems = rejected("bharatbbq", [ImportFile("Age.csv", latin1)])
+    [problem] = problems
+    assert (problem.file, problem.line, problem.field) == ("Age.csv", 3, "encoding")
+    assert "not valid UTF-8" in problem.message and "line 3" in problem.message
+
+
+@pytest.mark.parametrize("data", [b"", b"  \n", BHARAT_HEADER[0].encode() + b"\n"])
+def test_empty_file(data: bytes) -> None:
+    [problem] = rejected("bharatbbq", [ImportFile("Empty.csv", data)])
+    assert (problem.file, problem.field) == ("Empty.csv", "file")
+    assert "empty" in problem.message or "no data rows" in problem.message
+
+
+def test_unknown_format() -> None:
+    [problem] = rejected("crows", [bharat_file([bharat_row()])])
+    assert problem.field == "format" and "unknown format 'crows'" in problem.message
+
+
+def test_out_of_range_annotator_scores() -> None:
+    data = (
+        b"context_id,sentence,type,Annotator 1 (1 to 5),Annotator 2 (1 to 5)\n"
+        b"0,She could not lead.,stereotype,4,6\n"
+        b"0,She led well.,anti_stereotype,0,3\n"
+        b"1,He was mocked.,stereotype,three,3\n"
+    )
+    problems = rejected("indicasa", [ImportFile("IndiCASA_dataset - gender.csv", data)])
+    assert where(problems) == {
+        ("IndiCASA_dataset - gender.csv", 2, "Annotator 2 (1 to 5)"),
+        ("IndiCASA_dataset - gender.csv", 3, "Annotator 1 (1 to 5)"),
+        ("IndiCASA_dataset - gender.csv", 4, "Annotator 1 (1 to 5)"),
+    }
+    assert all("out of range" in p.message for p in problems)
+
+
+def test_out_of_range_tuple_votes() -> None:
+    data = (
+        b"identity_term,attribute,category,polarity,votes\n"
+        b'Marwari,thrifty,caste,positive,"[1, 2, 0]"\n'
+        b"Punjabi,loud,region,bad,1\n"
+    )
+    problems = rejected("indibias", [ImportFile("tuples.csv", data)])
+    assert where(problems) == {("tuples.csv", 2, "votes"), ("tuples.csv", 3, "polarity")}
+
+
+def test_indibias_problems() -> None:
+    data = (
+        ",index,modified_eng_sent_more,modified_eng_sent_less,sent_more_hindi,sent_less_hindi,"
+        "bias_type,stereo_antistereo\n"
+        "0,5,A,B,क,ख,Caste,stereo\n"
+        "1,5,C,D,ग,घ,Caste,stereo\n"
+        "2,6,E,F,च,,Caste,sideways\n"
+    ).encode()
+    problems = rejected("indibias", [ImportFile("IndiBias.csv", data)])
+    assert where(problems) == {
+        ("IndiBias.csv", 3, "index"),
+        ("IndiBias.csv", 4, "sent_less_hindi"),
+        ("IndiBias.csv", 4, "stereo_antistereo"),
+    }
+
+
+def test_indicasa_without_a_category() -> None:
+    data = data_file("indicasa/IndiCASA_dataset - gender.csv").data
+    [problem] = rejected("indicasa", [ImportFile("contexts.csv", data)])
+    assert (problem.file, problem.field) == ("contexts.csv", "category")
+
+
+def test_bad_proper_noun_flag() -> None:
+    [problem] = rejected("bharatbbq", [bharat_file([bharat_row(Proper__Nouns="perhaps")])])
+    assert (problem.file, problem.line, problem.field) == ("Age.csv", 2, "Proper Nouns")

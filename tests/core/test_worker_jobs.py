@@ -1,0 +1,57 @@
+"""Jobs through a real Celery worker process, real Redis broker and real PostgreSQL."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from django.db import transaction
+
+from apps.catalog.models import Instance
+from apps.catalog.services import dataset_instantiate_async, instantiation_plan
+from apps.core.models import Job
+from tests.factories import DatasetFactory, TemplateVersionFactory
+
+pytestmark = pytest.mark.celery_worker
+
+
+def wait_for_job(job_id: int, timeout: float = 60.0) -> Job:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        job = Job.objects.get(pk=job_id)
+        if job.is_finished:
+            return job
+        time.sleep(0.2)
+    raise AssertionError(f"job {job_id} did not finish in {timeout}s: {job.status}")
+
+
+def test_instantiation_job_runs_on_a_real_worker(celery_worker_process):
+    dataset = DatasetFactory()
+    TemplateVersionFactory(template__dataset=dataset)
+    TemplateVersionFactory(template__dataset=dataset)
+    expected = instantiation_plan(dataset=dataset).total
+    with transaction.atomic():
+        job = dataset_instantiate_async(dataset=dataset)
+    job = wait_for_job(job.pk)
+    assert job.status == "succeeded", job.error
+    assert job.result["created"] == expected == 32
+    assert job.progress_done == job.progress_total == 2
+    assert Instance.objects.filter(dataset=dataset).count() == expected
+
+    # A second job is a no-op: instantiation is idempotent.
+    with transaction.atomic():
+        again = dataset_instantiate_async(dataset=dataset)
+    again = wait_for_job(again.pk)
+    assert again.status == "succeeded" and again.result["created"] == 0
+    assert Instance.objects.filter(dataset=dataset).count() == expected
+
+
+def test_failed_job_records_the_reason(celery_worker_process):
+    dataset = DatasetFactory()
+    TemplateVersionFactory(template__dataset=dataset, language="zz")  # no unknown expressions
+    with transaction.atomic():
+        job = dataset_instantiate_async(dataset=dataset)
+    job = wait_for_job(job.pk)
+    assert job.status == "failed"
+    assert "no unknown expressions" in job.error and "'zz'" in job.error
+    assert not Instance.objects.filter(dataset=dataset).exists()

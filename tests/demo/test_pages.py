@@ -1,0 +1,116 @@
+"""Server-rendered pages over the demo catalog, through Django's test client (the browser
+tests drive the same pages in Chromium)."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from apps.catalog.demo import demo_load
+from apps.catalog.models import Dataset, Instance, StereotypeConcept
+from apps.catalog.services import dataset_instantiate, instantiation_plan
+from apps.core.models import Job
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def demo() -> Dataset:
+    demo_load()
+    return Dataset.objects.get(name="demo")
+
+
+def _client(user) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def test_pages_need_a_login(demo):
+    response = Client().get(reverse("web:dataset", args=[demo.pk]))
+    assert response.status_code == 302
+    assert response["Location"].startswith("/accounts/login/")
+
+
+def test_pages_need_a_role(demo, outsider):
+    assert _client(outsider).get(reverse("web:home")).status_code == 403
+
+
+def test_home_lists_the_demo_with_its_planned_count(demo, annotator):
+    response = _client(annotator).get(reverse("web:home"))
+    assert response.status_code == 200
+    summary = next(s for s in response.context["summaries"] if s.dataset == demo)
+    assert summary.planned == instantiation_plan(dataset=demo).total
+
+
+def test_dataset_page_shows_exact_counts(demo, researcher):
+    response = _client(researcher).get(reverse("web:dataset", args=[demo.pk]))
+    plan = instantiation_plan(dataset=demo)
+    html = response.content.decode()
+    assert f'id="plan-total" data-testid="plan-total">{plan.total}<' in html
+    for template_plan in plan.templates:
+        assert f'id="plan-count-{template_plan.template_id}">{template_plan.count}<' in html
+    assert 'id="instantiate-button"' in html
+
+
+def test_annotator_sees_no_button_and_cannot_post(demo, annotator):
+    client = _client(annotator)
+    html = client.get(reverse("web:dataset", args=[demo.pk])).content.decode()
+    assert "instantiate-button" not in html
+    response = client.post(reverse("web:dataset-instantiate", args=[demo.pk]))
+    assert response.status_code == 403
+    assert not Job.objects.exists()
+
+
+def test_researcher_post_queues_a_job_and_redirects(demo, researcher, monkeypatch):
+    sent: list[int] = []
+    monkeypatch.setattr(
+        "apps.core.services.job_dispatch", lambda *, job, task: sent.append(job.pk) or job
+    )
+    response = _client(researcher).post(reverse("web:dataset-instantiate", args=[demo.pk]))
+    job = Job.objects.get()
+    assert sent == [job.pk]
+    assert job.kind == Job.Kind.INSTANTIATE and job.params == {"dataset_id": demo.pk}
+    assert response.status_code == 302
+    assert response["Location"] == reverse("web:job", args=[job.pk])
+    page = _client(researcher).get(response["Location"]).content.decode()
+    assert f'data-api-url="/api/jobs/{job.pk}/"' in page
+
+
+def test_instance_list_filters_and_marks_gold(demo, annotator):
+    dataset_instantiate(dataset=demo)
+    client = _client(annotator)
+    url = reverse("web:instances", args=[demo.pk])
+    response = client.get(url, {"language": "hi", "context_condition": "disambig"})
+    expected = Instance.objects.filter(dataset=demo, language="hi", context_condition="disambig")
+    assert response.context["total"] == expected.count() > 0
+    rows = list(response.context["page_obj"].object_list)
+    assert all(r.instance.language == "hi" for r in rows)
+    for row in rows:
+        gold = [o for o in row.options if o.gold]
+        assert len(gold) == 1 and gold[0].text == row.instance.answers[row.instance.label]
+    assert 'lang="hi"' in response.content.decode()
+    # Pagination links keep the filters.
+    html = client.get(url, {"language": "en"}).content.decode()
+    assert "language=en&amp;page=2" in html
+
+
+def test_template_page_shows_history_and_concept(demo, annotator):
+    template = demo.templates.get(external_id="age-01a")
+    html = _client(annotator).get(reverse("web:template", args=[template.pk])).content.decode()
+    assert "v2 (current)" in html and "v1" in html
+    assert template.current_version.concept.statement in html
+    assert "https://en.wikipedia.org/wiki/Ageism" in html
+
+
+def test_concepts_page_marks_the_inclusion_rule(demo, annotator):
+    html = _client(annotator).get(reverse("web:concepts")).content.decode()
+    usable = StereotypeConcept.objects.usable().count()
+    assert html.count('data-usable="yes"') == usable
+    assert html.count('data-usable="no"') == StereotypeConcept.objects.count() - usable
+
+
+def test_releases_page_renders(demo, annotator):
+    response = _client(annotator).get(reverse("web:releases", args=[demo.pk]))
+    assert response.status_code == 200

@@ -1,0 +1,130 @@
+"""Expected export rows, built straight from ORM objects (not through the selectors the
+writers use), so the format tests compare files against the database itself."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from apps.catalog.models import ContextSet, Instance, SentencePair, StereotypeTuple
+from apps.releases.models import Release
+
+BBQ_KEYS = [
+    "example_id",
+    "question_index",
+    "question_polarity",
+    "context_condition",
+    "category",
+    "answer_info",
+    "additional_metadata",
+    "context",
+    "question",
+    "ans0",
+    "ans1",
+    "ans2",
+    "label",
+    "language",
+]
+METADATA_KEYS = [
+    "subcategory",
+    "stereotyped_groups",
+    "version",
+    "source",
+    "template_id",
+    "pairing",
+    "proper_noun",
+]
+
+
+def expected_instances(release: Release) -> list[dict[str, Any]]:
+    instances = Instance.objects.filter(memberships__release=release).select_related(
+        "category", "template_version__template"
+    )
+    rows = []
+    for i in sorted(instances, key=lambda i: (i.category.name, i.language, i.example_id, i.pk)):
+        version = i.template_version
+        rows.append(
+            {
+                "example_id": i.example_id,
+                "question_index": i.question_index,
+                "question_polarity": i.question_polarity,
+                "context_condition": i.context_condition,
+                "category": i.category.name,
+                "answer_info": {k: i.answer_info[k] for k in ("ans0", "ans1", "ans2")},
+                "additional_metadata": {
+                    "subcategory": version.subcategory or "None",
+                    "stereotyped_groups": version.stereotyped_groups,
+                    "version": version.template.variant or "None",
+                    "source": version.source,
+                    "template_id": version.template.external_id,
+                    "pairing": i.pairing,
+                    "proper_noun": i.proper_noun,
+                },
+                "context": i.context,
+                "question": i.question,
+                "ans0": i.ans0,
+                "ans1": i.ans1,
+                "ans2": i.ans2,
+                "label": i.label,
+                "language": i.language,
+            }
+        )
+    return rows
+
+
+def expected_rows(release: Release, kind: str) -> list[dict[str, Any]]:
+    dataset = release.dataset
+    if kind == "instances":
+        return expected_instances(release)
+    if kind == "sentence_pairs":
+        pairs = sorted(
+            SentencePair.objects.filter(dataset=dataset).select_related("category"),
+            key=lambda p: (p.category.name, p.language, p.external_id, p.pk),
+        )
+        return [
+            {
+                "external_id": p.external_id,
+                "category": p.category.name,
+                "language": p.language,
+                "sent_more": p.sent_more,
+                "sent_less": p.sent_less,
+                "direction": p.direction,
+                "target_group": p.target_group,
+            }
+            for p in pairs
+        ]
+    if kind == "tuples":
+        tuples = sorted(
+            StereotypeTuple.objects.filter(dataset=dataset).select_related("category"),
+            key=lambda t: (t.category.name, t.language, t.identity_term, t.attribute, t.pk),
+        )
+        return [
+            {
+                "id": t.pk,
+                "category": t.category.name,
+                "language": t.language,
+                "identity_term": t.identity_term,
+                "attribute": t.attribute,
+                "polarity": t.polarity,
+                "votes": t.votes,
+            }
+            for t in tuples
+        ]
+    sets = sorted(
+        ContextSet.objects.filter(dataset=dataset).select_related("category"),
+        key=lambda c: (c.category.name, c.language, c.external_id, c.pk),
+    )
+    rows = []
+    for c in sets:
+        sentences = sorted(c.sentences.all(), key=lambda s: (s.kind, s.position, s.pk))
+        rows.append(
+            {
+                "external_id": c.external_id,
+                "category": c.category.name,
+                "language": c.language,
+                "context": c.context,
+                "target_group": c.target_group,
+                "stereotypes": [s.text for s in sentences if s.kind == "stereotype"],
+                "anti_stereotypes": [s.text for s in sentences if s.kind == "anti_stereotype"],
+            }
+        )
+    return rows
