@@ -443,8 +443,10 @@ class SentencePair(models.Model):
     external_id = models.CharField(max_length=100)
     category = models.ForeignKey(Category, on_delete=models.PROTECT, related_name="pairs")
     language = models.CharField(max_length=16, default="en")
-    sent_more = models.TextField(help_text="The more stereotypical sentence.")
-    sent_less = models.TextField(help_text="The less stereotypical sentence.")
+    # CrowS-Pairs convention (kept by IndiBias): sent_more is the sentence about the
+    # historically disadvantaged group; for an "antistereo" pair it is the anti-stereotypical one.
+    sent_more = models.TextField(help_text="Sentence about the disadvantaged group.")
+    sent_less = models.TextField(help_text="The minimally edited counterpart.")
     direction = models.CharField(max_length=10, choices=Direction)
     target_group = models.CharField(max_length=200, blank=True)
     # The same pair in another language (e.g. IndiBias's Hindi side).
@@ -481,6 +483,12 @@ class StereotypeTuple(models.Model):
 
     class Meta:
         ordering = ["dataset", "identity_term", "attribute"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["dataset", "category", "language", "identity_term", "attribute"],
+                name="tuple_identity",
+            )
+        ]
 
     def __str__(self) -> str:
         return f"<{self.identity_term}, {self.attribute}>"
@@ -493,7 +501,8 @@ class ContextSet(models.Model):
     external_id = models.CharField(max_length=100)
     category = models.ForeignKey(Category, on_delete=models.PROTECT, related_name="context_sets")
     language = models.CharField(max_length=16, default="en")
-    context = models.TextField()
+    # IndiCASA files carry no context text of their own (the sentences are the set).
+    context = models.TextField(blank=True)
     target_group = models.CharField(max_length=200, blank=True)
     origin = models.CharField(max_length=300, blank=True)
 
@@ -518,6 +527,8 @@ class ContextSentence(models.Model):
     kind = models.CharField(max_length=16, choices=Kind)
     text = models.TextField()
     position = models.PositiveIntegerField(default=0)
+    # Annotators' quality ratings of the sentence (IndiCASA: 1..5 per annotator).
+    scores = models.JSONField(default=list, blank=True)
 
     class Meta:
         ordering = ["context_set", "kind", "position"]

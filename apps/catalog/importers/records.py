@@ -52,8 +52,7 @@ class ContextSetRecord:
     category: str
     language: str
     sentences: list[tuple[str, str]] = field(default_factory=list)  # (kind, text)
-    # Annotator scores per sentence, validated 1..5. Not stored yet: ContextSentence has no
-    # field for them.
+    # Annotator scores per sentence (aligned with `sentences`), validated 1..5.
     scores: list[list[int]] = field(default_factory=list)
 
 

@@ -480,10 +480,10 @@ def _write_context_sets(
             to_fill.append((context_set, record))
             counts.created += 1
             continue
-        stored = [
-            (s.kind, s.text) for s in sorted(context_set.sentences.all(), key=lambda s: s.position)
-        ]
-        if stored == record.sentences and context_set.category_id == category.pk:
+        stored = sorted(context_set.sentences.all(), key=lambda s: s.position)
+        same_sentences = [(s.kind, s.text) for s in stored] == record.sentences
+        same_scores = [s.scores for s in stored] == _scores(record)
+        if same_sentences and same_scores and context_set.category_id == category.pk:
             counts.unchanged += 1
             continue
         context_set.category = category
@@ -502,5 +502,19 @@ def _sentences(
     to_fill: Iterable[tuple[ContextSet, ContextSetRecord]],
 ) -> Iterable[ContextSentence]:
     for context_set, record in to_fill:
+        scores = _scores(record)
         for position, (kind, text) in enumerate(record.sentences):
-            yield ContextSentence(context_set=context_set, kind=kind, text=text, position=position)
+            yield ContextSentence(
+                context_set=context_set,
+                kind=kind,
+                text=text,
+                position=position,
+                scores=scores[position],
+            )
+
+
+def _scores(record: ContextSetRecord) -> list[list[int]]:
+    """Per-sentence annotator scores, aligned with record.sentences."""
+    return [
+        record.scores[i] if i < len(record.scores) else [] for i in range(len(record.sentences))
+    ]
