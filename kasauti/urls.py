@@ -1,6 +1,7 @@
 from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from rest_framework.authtoken.views import obtain_auth_token
 
 from apps.core.api import JobDetailApi
 from apps.core.views import healthz
@@ -9,6 +10,8 @@ api_patterns = [
     path("", include("apps.catalog.urls_api")),
     path("", include("apps.releases.urls_api")),
     path("jobs/<int:pk>/", JobDetailApi.as_view(), name="job-detail"),
+    # POST username + password -> {"token": ...}; send it as "Authorization: Token <token>".
+    path("auth/token/", obtain_auth_token, name="api-token"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
 ]

@@ -7,7 +7,12 @@ from __future__ import annotations
 
 from django.db import transaction
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    extend_schema,
+    extend_schema_serializer,
+    inline_serializer,
+)
 from rest_framework import generics, serializers, status
 from rest_framework.pagination import CursorPagination
 from rest_framework.response import Response
@@ -20,6 +25,7 @@ from apps.core.text import nfc, nfc_deep
 from . import selectors, services
 from .models import (
     Category,
+    ConceptSource,
     ContextSentence,
     ContextSet,
     Dataset,
@@ -58,6 +64,7 @@ class CategoryOutput(serializers.ModelSerializer):
 
 
 class CategoryListApi(generics.ListCreateAPIView):
+    @extend_schema_serializer(component_name="CategoryInput")
     class InputSerializer(serializers.Serializer):
         name = NfcCharField(max_length=100)
         description = NfcCharField(required=False, allow_blank=True, default="")
@@ -119,15 +126,18 @@ class ConceptListApi(generics.ListCreateAPIView):
     """Stereotype concepts. `?usable=true` applies BharatBBQ's inclusion rule (>= 3 mentions,
     trusted source, validated, with evidence)."""
 
+    @extend_schema_serializer(component_name="ConceptInput")
     class InputSerializer(serializers.Serializer):
         category = serializers.SlugRelatedField(slug_field="name", queryset=Category.objects.all())
         target_groups = serializers.ListField(child=NfcCharField(), default=list)
         statement = NfcCharField()
         attribute = NfcCharField(required=False, allow_blank=True, default="")
-        polarity = serializers.ChoiceField(StereotypeConcept.Polarity, default="negative")
+        polarity = serializers.ChoiceField(StereotypeConcept.Polarity.choices, default="negative")
         mentions = serializers.IntegerField(min_value=0, default=0)
-        source = serializers.ChoiceField(StereotypeConcept.TRUSTED_SOURCES + ("other",))
-        validation_status = serializers.ChoiceField(StereotypeConcept.Validation, default="pending")
+        source = serializers.ChoiceField(ConceptSource.choices)
+        validation_status = serializers.ChoiceField(
+            StereotypeConcept.Validation.choices, default="pending"
+        )
         evidence = EvidenceSerializer(many=True, default=list)
 
     permission_classes = [CatalogPermission]
@@ -170,6 +180,7 @@ class DatasetOutput(serializers.ModelSerializer):
 
 
 class DatasetListApi(generics.ListCreateAPIView):
+    @extend_schema_serializer(component_name="DatasetInput")
     class InputSerializer(serializers.Serializer):
         name = NfcCharField(max_length=100)
         description = NfcCharField(required=False, allow_blank=True, default="")
@@ -298,12 +309,12 @@ class TemplateContentInput(serializers.Serializer):
     )
     target_placeholder = serializers.ChoiceField(["NAME1", "NAME2"], required=False)
     proper_noun = serializers.BooleanField(required=False)
-    pairing = serializers.ChoiceField(Pairing, required=False)
+    pairing = serializers.ChoiceField(Pairing.choices, required=False)
     stereotyped_groups = serializers.ListField(child=NfcCharField(), required=False)
     non_stereotyped_groups = serializers.ListField(child=NfcCharField(), required=False)
     subcategory = NfcCharField(required=False, allow_blank=True)
     transformation_type = serializers.ChoiceField(
-        TransformationType, required=False, allow_blank=True
+        TransformationType.choices, required=False, allow_blank=True
     )
     transformation_reason = NfcCharField(required=False, allow_blank=True)
     original_bbq_id = serializers.CharField(required=False, allow_blank=True)
@@ -312,7 +323,7 @@ class TemplateContentInput(serializers.Serializer):
     )
     source = NfcCharField(required=False, allow_blank=True)
     notes = NfcCharField(required=False, allow_blank=True)
-    status = serializers.ChoiceField(ReviewStatus, required=False)
+    status = serializers.ChoiceField(ReviewStatus.choices, required=False)
 
     def to_content(self) -> dict:
         content = nfc_deep(dict(self.validated_data))
@@ -323,6 +334,7 @@ class TemplateContentInput(serializers.Serializer):
 
 
 class TemplateListApi(generics.ListCreateAPIView):
+    @extend_schema_serializer(component_name="TemplateCreateInput")
     class InputSerializer(TemplateContentInput):
         dataset = serializers.SlugRelatedField(slug_field="name", queryset=Dataset.objects.all())
         external_id = serializers.CharField(max_length=100)
@@ -372,6 +384,8 @@ class TemplateVersionListApi(generics.ListAPIView):
     permission_classes = [CatalogPermission]
     serializer_class = TemplateVersionOutput
     pagination_class = None
+
+    queryset = TemplateVersion.objects.none()  # for the schema; get_queryset filters
 
     def get_queryset(self):
         return TemplateVersion.objects.filter(template_id=self.kwargs["pk"]).order_by("-number")
@@ -477,6 +491,7 @@ class UnknownExpressionOutput(serializers.ModelSerializer):
 
 
 class UnknownExpressionListApi(generics.ListCreateAPIView):
+    @extend_schema_serializer(component_name="UnknownExpressionInput")
     class InputSerializer(serializers.Serializer):
         language = serializers.CharField(max_length=16)
         text = NfcCharField(max_length=200)

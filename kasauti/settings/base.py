@@ -37,6 +37,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "django_filters",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI assets served locally, no CDN
     "apps.core",
     "apps.accounts",
     "apps.catalog",
@@ -128,6 +129,13 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "ENUM_NAME_OVERRIDES": {
+        "PairingEnum": "apps.catalog.models.Pairing",
+        "ReviewStatusEnum": "apps.catalog.models.ReviewStatus",
+    },
 }
 
 # Celery. The serverless default is kombu's filesystem transport, so `make run` needs no broker.
@@ -185,3 +193,26 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("KASAUTI_LOG_LEVEL", "INFO")},
 }
+
+# --- Translation (apps.translation, issue 3) --------------------------------------------------
+# Strings per translate_chunk task: a worker crash loses at most this much work.
+KASAUTI_TRANSLATION_CHUNK_SIZE = int(os.environ.get("KASAUTI_TRANSLATION_CHUNK_SIZE", "512"))
+# A running job with no progress for this long is "stale": `manage.py translation_resume_stale`
+# (and every worker at start-up) re-dispatches its unfinished chunks.
+KASAUTI_TRANSLATION_STALE_SECONDS = int(
+    os.environ.get("KASAUTI_TRANSLATION_STALE_SECONDS", "1800")
+)
+# Redis only: a task a killed worker had taken (acks_late) goes back to the queue after this
+# many seconds. It must exceed the longest task (a chunk on the slowest worker), else a still
+# running chunk is handed to a second worker too (harmless, the writes are idempotent, but
+# wasted GPU time).
+KASAUTI_BROKER_VISIBILITY_TIMEOUT = int(os.environ.get("KASAUTI_BROKER_VISIBILITY_TIMEOUT", "3600"))
+if not CELERY_BROKER_URL.startswith("filesystem"):
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        **CELERY_BROKER_TRANSPORT_OPTIONS,
+        "visibility_timeout": KASAUTI_BROKER_VISIBILITY_TIMEOUT,
+        # kombu sweeps for expired messages every interval x throttle seconds (default 100 s).
+        "unacked_restore_interval": int(os.environ.get("KASAUTI_BROKER_RESTORE_INTERVAL", "10")),
+        "unacked_restore_throttle": 1,
+    }
+# --- end translation --------------------------------------------------------------------------

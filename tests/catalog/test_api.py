@@ -188,3 +188,18 @@ def test_nfc_normalisation_at_the_api_boundary(researcher_client, dataset):
     )
     assert response.status_code == 201
     assert response.json()["text"] == unicodedata.normalize("NFC", text)
+
+
+def test_openapi_schema_has_no_warnings(tmp_path):
+    from django.core.management import call_command
+
+    # --fail-on-warn: duplicate component names or enum collisions make the schema wrong.
+    call_command(
+        "spectacular", "--validate", "--fail-on-warn", "--file", str(tmp_path / "schema.yml")
+    )
+    assert (tmp_path / "schema.yml").read_text().startswith("openapi: 3")
+
+
+def test_api_docs_use_local_assets(annotator_client):
+    html = annotator_client.get("/api/docs/").content.decode()
+    assert "cdn.jsdelivr.net" not in html and "/static/drf_spectacular_sidecar/" in html

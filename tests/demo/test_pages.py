@@ -114,3 +114,17 @@ def test_concepts_page_marks_the_inclusion_rule(demo, annotator):
 def test_releases_page_renders(demo, annotator):
     response = _client(annotator).get(reverse("web:releases", args=[demo.pk]))
     assert response.status_code == 200
+
+
+def test_releases_page_lists_files_with_checksums_and_downloads(demo, annotator):
+    services = pytest.importorskip("apps.releases.services")
+    dataset_instantiate(dataset=demo)
+    release = services.release_create(dataset=demo)
+    html = _client(annotator).get(reverse("web:releases", args=[demo.pk])).content.decode()
+    export = reverse("release-export", args=[release.id])
+    for fmt in ("jsonl", "csv", "parquet"):
+        assert f'href="{export}?format={fmt}"' in html
+    files = list(release.files.all())
+    assert files
+    for release_file in files:
+        assert release_file.sha256 in html
