@@ -143,7 +143,7 @@ CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "filesystem://")
 _broker_dir = VAR_DIR / "broker"
 if CELERY_BROKER_URL.startswith("filesystem"):
     # kombu's filesystem transport needs its folders to exist before the first message.
-    for _folder in ("queue", "processed"):
+    for _folder in ("queue", "processed", "control"):
         (_broker_dir / _folder).mkdir(parents=True, exist_ok=True)
     (VAR_DIR / "results").mkdir(parents=True, exist_ok=True)
 CELERY_BROKER_TRANSPORT_OPTIONS = (
@@ -151,6 +151,8 @@ CELERY_BROKER_TRANSPORT_OPTIONS = (
         "data_folder_in": str(_broker_dir / "queue"),
         "data_folder_out": str(_broker_dir / "queue"),
         "processed_folder": str(_broker_dir / "processed"),
+        # Without this, kombu puts its broadcast (control) folder in the current directory.
+        "control_folder": str(_broker_dir / "control"),
         "store_processed": False,
     }
     if CELERY_BROKER_URL.startswith("filesystem")
