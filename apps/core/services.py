@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -10,6 +11,8 @@ from django.utils import timezone
 
 from .models import Job
 
+logger = logging.getLogger(__name__)
+
 
 def job_create(*, kind: str, params: dict[str, Any], created_by=None) -> Job:
     return Job.objects.create(kind=kind, params=params, created_by=created_by)
@@ -17,8 +20,17 @@ def job_create(*, kind: str, params: dict[str, Any], created_by=None) -> Job:
 
 def job_dispatch(*, job: Job, task: Any) -> Job:
     """Send the job's task once the surrounding transaction has committed, so the worker never
-    looks for a job row that is not visible yet."""
-    transaction.on_commit(lambda: task.delay(job.pk))
+    looks for a job row that is not visible yet. If the broker cannot be reached the job is
+    marked failed with the reason instead of the request failing with a server error."""
+
+    def send() -> None:
+        try:
+            task.delay(job.pk)
+        except Exception as exc:  # kombu raises several types for an unreachable broker
+            logger.exception("could not queue job %s", job.pk)
+            job_fail(job_id=job.pk, error=f"could not reach the task broker: {exc}")
+
+    transaction.on_commit(send)
     return job
 
 
