@@ -71,3 +71,25 @@ def celery_worker_process(django_db_serialized_rollback, transactional_db, tmp_p
     worker = WorkerProcess(log=tmp_path / "worker.log").start()
     yield worker
     worker.stop()
+
+
+_serialized_contents: dict[str, str] = {}
+
+
+@pytest.fixture(autouse=True)
+def _keep_serialized_test_data():
+    """Keep serialized_rollback working after Playwright has started.
+
+    Django keeps its connections in context-local storage; once Playwright's sync API runs its
+    event loop, the test thread gets fresh connection objects without the serialized copy of
+    the migrations' base data, and serialized_rollback would silently restore nothing. Capture
+    the copy while it is there and put it back on whichever connection object is current."""
+    from django.db import connections
+
+    connection = connections["default"]
+    contents = getattr(connection, "_test_serialized_contents", None)
+    if contents is not None:
+        _serialized_contents["default"] = contents
+    elif "default" in _serialized_contents:
+        connection._test_serialized_contents = _serialized_contents["default"]
+    yield

@@ -28,7 +28,8 @@ PASSWORD = "browser-test-password-7"
 @pytest.fixture(scope="session")
 def browser() -> Iterator:
     if not Path(CHROMIUM).exists():
-        pytest.skip(f"{CHROMIUM} is not installed")
+        # A skipped browser test would prove nothing: make the missing install loud.
+        pytest.fail(f"{CHROMIUM} is not installed: run `make test` (it installs Debian's chromium)")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:

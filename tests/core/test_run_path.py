@@ -52,7 +52,11 @@ def running_app(tmp_path):
     log = tmp_path / "run.log"
     with open(log, "wb") as out:
         process = subprocess.Popen(
-            ["bash", "scripts/run.sh"], cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+            ["bash", "scripts/run.sh"],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
             start_new_session=True,
         )
     base = f"http://127.0.0.1:{port}"
@@ -69,11 +73,19 @@ def running_app(tmp_path):
             pytest.fail(f"app did not start:\n{log.read_text()[-4000:]}")
         yield base, log, tmp_path / "var"
     finally:
+        stop_group(process)
+
+
+def stop_group(process: subprocess.Popen) -> None:
+    """SIGTERM the script's process group (web server and worker), SIGKILL if it lingers."""
+    try:
         os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=30)
+    except ProcessLookupError:
+        return  # already gone
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=30)
 
 
 def test_make_run_path_starts_and_a_task_round_trips(running_app):
