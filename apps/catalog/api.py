@@ -301,9 +301,9 @@ class TemplateContentInput(serializers.Serializer):
     question_non_negative = NfcCharField(required=False)
     answer_negative = NfcCharField(required=False)
     answer_non_negative = NfcCharField(required=False)
-    placeholders = serializers.DictField(
-        child=serializers.ListField(child=NfcCharField()), required=False
-    )
+    # Each value is a list of strings, or a vocabulary reference
+    # {"vocabulary": name, "groups": [...], "language": xx} resolved by the service.
+    placeholders = serializers.DictField(child=serializers.JSONField(), required=False)
     placeholder_groups = serializers.DictField(
         child=serializers.ListField(child=NfcCharField()), required=False
     )

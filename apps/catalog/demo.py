@@ -143,13 +143,8 @@ def _concepts_load(report: DemoLoadReport, data: dict[str, Any]) -> dict[str, St
     return by_key
 
 
-VocabularyIndex = dict[tuple[str, str], list[tuple[str, str]]]
-
-
-def _vocabularies_load(report: DemoLoadReport, data: dict[str, Any]) -> VocabularyIndex:
-    """Create missing vocabularies; return (name, language) -> [(value, group), ...] as stored,
-    so templates are built from the database's entries, not from the file."""
-    index: VocabularyIndex = {}
+def _vocabularies_load(report: DemoLoadReport, data: dict[str, Any]) -> None:
+    """Create missing vocabularies; templates then reference them by name."""
     for entry in data["vocabularies"]:
         vocabulary, created = Vocabulary.objects.get_or_create(
             name=entry["name"],
@@ -163,33 +158,6 @@ def _vocabularies_load(report: DemoLoadReport, data: dict[str, Any]) -> Vocabula
                 for i, (value, group) in enumerate(entry["entries"])
             )
             report.vocabulary_entries += len(entry["entries"])
-        index[(vocabulary.name, vocabulary.language)] = list(
-            vocabulary.entries.order_by("position").values_list("value", "group")
-        )
-    return index
-
-
-def _resolve_placeholders(
-    entry: dict[str, Any], vocabularies: VocabularyIndex
-) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
-    """Turn vocabulary references into value lists with aligned group labels."""
-    language = entry.get("language", "en")
-    values: dict[str, list[str]] = {}
-    groups: dict[str, list[str]] = dict(entry.get("placeholder_groups", {}))
-    for name, spec in entry["placeholders"].items():
-        if isinstance(spec, list):
-            values[name] = spec
-            continue
-        key = (spec["vocabulary"], spec.get("language", language))
-        if key not in vocabularies:
-            raise KasautiError(f"{entry['external_id']}: unknown vocabulary {key!r}")
-        wanted = set(spec["groups"])
-        picked = [(value, group) for value, group in vocabularies[key] if group in wanted]
-        if not picked:
-            raise KasautiError(f"{entry['external_id']}: no {sorted(wanted)} in {key!r}")
-        values[name] = [value for value, _ in picked]
-        groups[name] = [group for _, group in picked]
-    return values, groups
 
 
 def _question_index(entry: dict[str, Any]) -> str:
@@ -205,7 +173,6 @@ def _templates_load(
     data: dict[str, Any],
     dataset: Dataset,
     concepts: dict[str, StereotypeConcept],
-    vocabularies: VocabularyIndex,
     created_by,
 ) -> None:
     existing = set(dataset.templates.values_list("external_id", flat=True))
@@ -216,9 +183,8 @@ def _templates_load(
             report.templates_existing += 1
             continue
         content = {k: v for k, v in entry.items() if k not in _TEMPLATE_META_KEYS}
-        content["placeholders"], content["placeholder_groups"] = _resolve_placeholders(
-            entry, vocabularies
-        )
+        # Vocabulary references ({"vocabulary": ..., "groups": [...]}) are resolved by
+        # template_create, which also records them in placeholder_sources.
         concept = concepts.get(entry["concept"]) if entry.get("concept") else None
         if concept is not None:
             content["concept_id"] = concept.pk
@@ -242,10 +208,9 @@ def _templates_load(
         for changes in entry.get("revisions", []):
             changed = dict(changes)
             if "placeholders" in changed:
-                changed["placeholders"], groups = _resolve_placeholders(
-                    {**entry, "placeholders": changed["placeholders"]}, vocabularies
-                )
-                changed["placeholder_groups"] = groups
+                # New value lists: the old group labels no longer align with them.
+                changed.setdefault("placeholder_groups", {})
+                changed.setdefault("placeholder_sources", {})
             new = template_edit(template=version.template, changes=changed, edited_by=created_by)
             report.template_versions += new.pk != version.pk
             version = new
@@ -332,7 +297,7 @@ def demo_load(
         _base_ensure(report, base_dir)
         _unknowns_ensure(report, _read(demo_dir, "unknown_expressions.json"))
         concepts = _concepts_load(report, _read(demo_dir, "concepts.json"))
-        vocabularies = _vocabularies_load(report, _read(demo_dir, "vocabularies.json"))
+        _vocabularies_load(report, _read(demo_dir, "vocabularies.json"))
         spec = templates["dataset"]
         dataset, _ = Dataset.objects.get_or_create(
             name=spec["name"],
@@ -343,7 +308,7 @@ def demo_load(
             },
         )
         report.dataset = dataset.name
-        _templates_load(report, templates, dataset, concepts, vocabularies, created_by)
+        _templates_load(report, templates, dataset, concepts, created_by)
         _pairs_load(report, _read(demo_dir, "sentence_pairs.json"), dataset)
         _tuples_load(report, _read(demo_dir, "stereotype_tuples.json"), dataset)
         _context_sets_load(report, _read(demo_dir, "context_sets.json"), dataset)

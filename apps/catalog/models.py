@@ -285,6 +285,10 @@ class TemplateVersion(models.Model):
     placeholders = models.JSONField(default=dict)
     # Group label for each NAME value (e.g. a surname's caste), parallel to placeholders.
     placeholder_groups = models.JSONField(default=dict, blank=True)
+    # For lists taken from a Vocabulary: {"NAME1": {"vocabulary": ..., "language": ...,
+    # "groups": [...]}}. The values themselves are copied into `placeholders`, so a version
+    # never changes when the vocabulary does; this records where they came from.
+    placeholder_sources = models.JSONField(default=dict, blank=True)
     target_placeholder = models.CharField(max_length=10, default="NAME1")
     proper_noun = models.BooleanField(default=False)
     pairing = models.CharField(max_length=20, choices=Pairing, default=Pairing.STEREOTYPICAL)

@@ -27,6 +27,7 @@ from .models import (
     Template,
     TemplateVersion,
     UnknownExpression,
+    Vocabulary,
 )
 
 # Fields of TemplateVersion that make up a template's content (everything an edit may change).
@@ -40,6 +41,7 @@ TEMPLATE_CONTENT_FIELDS = (
     "answer_non_negative",
     "placeholders",
     "placeholder_groups",
+    "placeholder_sources",
     "target_placeholder",
     "proper_noun",
     "pairing",
@@ -133,8 +135,56 @@ def template_spec(version: TemplateVersion) -> instantiation.TemplateSpec:
     )
 
 
+def _resolve_vocabulary_references(content: dict[str, Any]) -> dict[str, Any]:
+    """Replace placeholder references {"vocabulary": name, "groups": [...], "language": xx}
+    by the vocabulary's values of those groups (all groups if none are named), with their
+    group labels, and record the reference in placeholder_sources."""
+    placeholders = content.get("placeholders") or {}
+    if not any(isinstance(spec, dict) for spec in placeholders.values()):
+        return content
+    language = content.get("language", "en")
+    values: dict[str, list[str]] = {}
+    groups = dict(content.get("placeholder_groups") or {})
+    sources = dict(content.get("placeholder_sources") or {})
+    for name, spec in placeholders.items():
+        if not isinstance(spec, dict):
+            values[name] = spec
+            continue
+        if not isinstance(spec.get("vocabulary"), str):
+            raise KasautiError(f"{name}: a vocabulary reference needs a 'vocabulary' name")
+        vocabulary_language = spec.get("language", language)
+        try:
+            vocabulary = Vocabulary.objects.get(
+                name=spec["vocabulary"], language=vocabulary_language
+            )
+        except Vocabulary.DoesNotExist:
+            raise KasautiError(
+                f"{name}: no vocabulary {spec['vocabulary']!r} in language {vocabulary_language!r}"
+            ) from None
+        entries = vocabulary.entries.order_by("position")
+        wanted = spec.get("groups") or []
+        if wanted:
+            entries = entries.filter(group__in=wanted)
+        picked = list(entries.values_list("value", "group"))
+        if not picked:
+            raise KasautiError(f"{name}: vocabulary {vocabulary.name!r} has no entries of {wanted}")
+        values[name] = [value for value, _ in picked]
+        groups[name] = [group for _, group in picked]
+        sources[name] = {
+            "vocabulary": vocabulary.name,
+            "language": vocabulary_language,
+            "groups": wanted,
+        }
+    return {
+        **content,
+        "placeholders": values,
+        "placeholder_groups": groups,
+        "placeholder_sources": sources,
+    }
+
+
 def _validated_content(content: dict[str, Any]) -> dict[str, Any]:
-    content = nfc_deep(content)
+    content = _resolve_vocabulary_references(nfc_deep(content))
     unknown = set(content) - set(TEMPLATE_CONTENT_FIELDS)
     if unknown:
         raise KasautiError(f"unknown template field(s): {', '.join(sorted(unknown))}")

@@ -1,6 +1,7 @@
 from django.urls import path
 
 from . import api
+from .api_imports import BenchmarkImportApi
 
 urlpatterns = [
     path("categories/", api.CategoryListApi.as_view(), name="category-list"),
@@ -36,11 +37,5 @@ urlpatterns = [
     path("sentence-pairs/", api.SentencePairListApi.as_view(), name="sentence-pair-list"),
     path("tuples/", api.TupleListApi.as_view(), name="tuple-list"),
     path("context-sets/", api.ContextSetListApi.as_view(), name="context-set-list"),
+    path("imports/", BenchmarkImportApi.as_view(), name="benchmark-import"),
 ]
-
-try:  # the import endpoint lives in its own module (apps/catalog/api_imports.py)
-    from .api_imports import BenchmarkImportApi
-
-    urlpatterns.append(path("imports/", BenchmarkImportApi.as_view(), name="benchmark-import"))
-except ImportError:  # pragma: no cover - only while that module is being written
-    pass

@@ -203,3 +203,39 @@ def test_openapi_schema_has_no_warnings(tmp_path):
 def test_api_docs_use_local_assets(annotator_client):
     html = annotator_client.get("/api/docs/").content.decode()
     assert "cdn.jsdelivr.net" not in html and "/static/drf_spectacular_sidecar/" in html
+
+
+def test_placeholders_can_reference_a_vocabulary(researcher_client, dataset):
+    from apps.catalog.models import Vocabulary, VocabularyEntry
+
+    surnames = Vocabulary.objects.create(name="Surnames by caste", language="en")
+    for position, (value, group) in enumerate(
+        [("Agarwal", "Baniya"), ("Goyal", "Baniya"), ("Chauhan", "Rajput"), ("Iyer", "Brahmin")]
+    ):
+        VocabularyEntry.objects.create(
+            vocabulary=surnames, value=value, group=group, position=position
+        )
+    payload = {
+        **TEMPLATE_PAYLOAD,
+        "dataset": "api-demo",
+        "placeholders": {
+            "NAME1": {"vocabulary": "Surnames by caste", "groups": ["Baniya"]},
+            "NAME2": {"vocabulary": "Surnames by caste", "groups": ["Rajput", "Brahmin"]},
+        },
+    }
+    response = researcher_client.post("/api/templates/", payload, format="json")
+    assert response.status_code == 201, response.json()
+    version = response.json()["current_version"]
+    assert version["placeholders"] == {"NAME1": ["Agarwal", "Goyal"], "NAME2": ["Chauhan", "Iyer"]}
+    assert version["placeholder_groups"]["NAME2"] == ["Rajput", "Brahmin"]
+    assert version["placeholder_sources"]["NAME1"]["vocabulary"] == "Surnames by caste"
+
+    # Later vocabulary edits do not change the recorded version.
+    VocabularyEntry.objects.create(vocabulary=surnames, value="Mittal", group="Baniya", position=9)
+    template = researcher_client.get(f"/api/templates/{response.json()['id']}/").json()
+    assert template["current_version"]["placeholders"]["NAME1"] == ["Agarwal", "Goyal"]
+
+    bad = {**payload, "placeholders": {"NAME1": {"vocabulary": "Nope"}, "NAME2": ["x"]}}
+    bad["external_id"] = "AGE-2"
+    response = researcher_client.post("/api/templates/", bad, format="json")
+    assert response.status_code == 400 and "no vocabulary 'Nope'" in response.json()["detail"]
