@@ -8,7 +8,7 @@ from typing import Any
 
 from django.core.paginator import Page, Paginator
 from django.db.models import Count, Prefetch, Q, QuerySet
-from django.urls import NoReverseMatch, reverse
+from django.urls import reverse
 
 from .models import (
     LANGUAGE_NAMES,
@@ -282,78 +282,19 @@ def template_page(*, template: Template) -> TemplatePage:
     )
 
 
-@dataclass
-class ReleaseFileRow:
-    kind: str
-    format: str
-    sha256: str
-    size: int | None
-    rows: int | None
+def release_list_for_page(*, dataset: Dataset) -> list:
+    """The dataset's releases, newest first, each with its files (one query for all files)
+    and a download URL on every file."""
+    from apps.releases.models import Release
 
-
-@dataclass
-class ReleaseRow:
-    release: Any
-    number: Any
-    created_at: Any
-    total: Any
-    files: list[ReleaseFileRow]
-    # (format, url) for each export format; empty while the export endpoint is not routed.
-    downloads: list[tuple[str, str]] = field(default_factory=list)
-
-
-EXPORT_FORMATS = ("jsonl", "csv", "parquet")
-
-
-def _release_downloads(release: Any) -> list[tuple[str, str]]:
-    try:
-        base = reverse("release-export", args=[release.id])
-    except NoReverseMatch:
-        return []
-    return [(fmt, f"{base}?format={fmt}") for fmt in EXPORT_FORMATS]
-
-
-def release_rows(*, dataset: Dataset) -> list[ReleaseRow] | None:
-    """The dataset's releases, newest first; None while the releases app has no models yet.
-
-    Imported here, and read with getattr, because apps.releases is written in parallel and its
-    field names may still move; the page must not break when they do.
-    """
-    try:
-        from apps.releases.models import Release  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    releases = Release.objects.filter(dataset=dataset).order_by("-created_at")
-    try:
-        from apps.releases.models import ReleaseFile  # type: ignore[attr-defined]
-    except ImportError:
-        ReleaseFile = None  # noqa: N806
-    rows: list[ReleaseRow] = []
+    releases = list(
+        Release.objects.filter(dataset=dataset).prefetch_related("files").order_by("-number")
+    )
     for release in releases:
-        files: list[ReleaseFileRow] = []
-        if ReleaseFile is not None:
-            for f in ReleaseFile.objects.filter(release=release).order_by("kind", "format"):
-                files.append(
-                    ReleaseFileRow(
-                        kind=str(getattr(f, "kind", "")),
-                        format=str(getattr(f, "format", "")),
-                        sha256=str(getattr(f, "sha256", "")),
-                        size=getattr(f, "size", None),
-                        rows=getattr(f, "rows", None),
-                    )
-                )
-        counts = getattr(release, "counts", None) or {}
-        rows.append(
-            ReleaseRow(
-                release=release,
-                number=getattr(release, "number", release.pk),
-                created_at=getattr(release, "created_at", None),
-                total=counts.get("total") if isinstance(counts, dict) else None,
-                files=files,
-                downloads=_release_downloads(release),
-            )
-        )
-    return rows
+        export = reverse("release-export", args=[release.pk])
+        for release_file in release.files.all():
+            release_file.url = f"{export}?format={release_file.format}&kind={release_file.kind}"
+    return releases
 
 
 def dataset_has_instances(*, dataset: Dataset) -> bool:

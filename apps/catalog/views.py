@@ -69,6 +69,19 @@ def dataset_instantiate(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect("web:job", pk=job.pk)
 
 
+@require_POST
+@role_required
+def dataset_release(request: HttpRequest, pk: int) -> HttpResponse:
+    """Freeze the dataset into a new release, as a background job."""
+    if not is_researcher(request.user):
+        raise PermissionDenied("Only researchers and admins can release a dataset.")
+    from apps.releases.services import release_create_async
+
+    dataset = get_object_or_404(Dataset, pk=pk)
+    job = release_create_async(dataset=dataset, requested_by=request.user)
+    return redirect("web:job", pk=job.pk)
+
+
 @require_GET
 @role_required
 def job_detail(request: HttpRequest, pk: int) -> HttpResponse:
@@ -132,5 +145,9 @@ def release_list(request: HttpRequest, pk: int) -> HttpResponse:
     return render(
         request,
         "catalog/release_list.html",
-        {"dataset": dataset, "releases": page_selectors.release_rows(dataset=dataset)},
+        {
+            "dataset": dataset,
+            "releases": page_selectors.release_list_for_page(dataset=dataset),
+            "can_release": is_researcher(request.user),
+        },
     )

@@ -117,14 +117,39 @@ def test_releases_page_renders(demo, annotator):
 
 
 def test_releases_page_lists_files_with_checksums_and_downloads(demo, annotator):
-    services = pytest.importorskip("apps.releases.services")
+    from apps.releases.services import release_create
+
     dataset_instantiate(dataset=demo)
-    release = services.release_create(dataset=demo)
+    release = release_create(dataset=demo)
     html = _client(annotator).get(reverse("web:releases", args=[demo.pk])).content.decode()
     export = reverse("release-export", args=[release.id])
     for fmt in ("jsonl", "csv", "parquet"):
-        assert f'href="{export}?format={fmt}"' in html
+        assert f'href="{export}?format={fmt}&amp;kind=instances"' in html
     files = list(release.files.all())
-    assert files
+    assert len(files) == 12
     for release_file in files:
         assert release_file.sha256 in html
+    assert 'id="release-button"' not in html  # annotators cannot release
+
+
+def test_researcher_creates_a_release_from_the_page(
+    demo, researcher, django_capture_on_commit_callbacks
+):
+    from apps.core.models import Job
+
+    dataset_instantiate(dataset=demo)
+    client = _client(researcher)
+    assert (
+        'id="release-button"'
+        in client.get(reverse("web:releases", args=[demo.pk])).content.decode()
+    )
+    with django_capture_on_commit_callbacks() as callbacks:
+        response = client.post(reverse("web:dataset-release", args=[demo.pk]))
+    job = Job.objects.get(kind="release")
+    assert response.status_code == 302 and response["Location"] == reverse("web:job", args=[job.pk])
+    assert len(callbacks) == 1
+
+
+def test_annotator_cannot_create_a_release(demo, annotator):
+    response = _client(annotator).post(reverse("web:dataset-release", args=[demo.pk]))
+    assert response.status_code == 403
