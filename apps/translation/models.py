@@ -165,6 +165,9 @@ class TranslationJobString(models.Model):
             models.UniqueConstraint(fields=["job", "string"], name="translation_job_string")
         ]
 
+    def __str__(self) -> str:
+        return f"job {self.job_id} string {self.string_id}"
+
 
 class TranslationChunk(models.Model):
     """A batch of source texts for one language, run by one translate_chunk task. The texts
@@ -273,3 +276,6 @@ class CorrectionRevision(models.Model):
 
     class Meta:
         ordering = ["item", "created_at", "id"]
+
+    def __str__(self) -> str:
+        return f"revision of item {self.item_id} ({self.status})"

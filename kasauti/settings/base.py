@@ -201,9 +201,7 @@ LOGGING = {
 KASAUTI_TRANSLATION_CHUNK_SIZE = int(os.environ.get("KASAUTI_TRANSLATION_CHUNK_SIZE", "512"))
 # A running job with no progress for this long is "stale": `manage.py translation_resume_stale`
 # (and every worker at start-up) re-dispatches its unfinished chunks.
-KASAUTI_TRANSLATION_STALE_SECONDS = int(
-    os.environ.get("KASAUTI_TRANSLATION_STALE_SECONDS", "1800")
-)
+KASAUTI_TRANSLATION_STALE_SECONDS = int(os.environ.get("KASAUTI_TRANSLATION_STALE_SECONDS", "1800"))
 # Redis only: a task a killed worker had taken (acks_late) goes back to the queue after this
 # many seconds. It must exceed the longest task (a chunk on the slowest worker), else a still
 # running chunk is handed to a second worker too (harmless, the writes are idempotent, but
@@ -217,4 +215,13 @@ if not CELERY_BROKER_URL.startswith("filesystem"):
         "unacked_restore_interval": int(os.environ.get("KASAUTI_BROKER_RESTORE_INTERVAL", "10")),
         "unacked_restore_throttle": 1,
     }
+# Distinct OpenAPI enum names for the translation choice sets ("source", "status" clash).
+SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"] = {
+    **SPECTACULAR_SETTINGS.get("ENUM_NAME_OVERRIDES", {}),
+    "TranslationSourceEnum": "apps.translation.models.TranslationSource",
+    # Named too, or drf-spectacular gives the catalog's "source" enum a hashed name.
+    "ConceptSourceEnum": "apps.catalog.models.ConceptSource",
+    "TranslationJobStatusEnum": "apps.translation.models.TranslationJob.Status",
+    "CorrectionStatusEnum": "apps.translation.models.CorrectionItem.Status",
+}
 # --- end translation --------------------------------------------------------------------------

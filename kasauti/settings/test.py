@@ -22,7 +22,13 @@ DATABASES = {
     }
 }
 CELERY_BROKER_URL = os.environ.get("KASAUTI_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+# The crash-recovery tests start their worker with a short KASAUTI_BROKER_VISIBILITY_TIMEOUT
+# and KASAUTI_BROKER_RESTORE_INTERVAL so a killed worker's task is redelivered within seconds.
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": int(os.environ.get("KASAUTI_BROKER_VISIBILITY_TIMEOUT", "3600")),
+    "unacked_restore_interval": int(os.environ.get("KASAUTI_BROKER_RESTORE_INTERVAL", "10")),
+    "unacked_restore_throttle": 1,
+}
 CELERY_RESULT_BACKEND = CELERY_BROKER_URL
 MEDIA_ROOT = VAR_DIR / "test-media"
 # Pages are served by whitenoise straight from the app folders in tests (no collectstatic).

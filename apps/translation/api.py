@@ -1,0 +1,283 @@
+"""Translation REST API. Thin views: validate, call a service or a selector, serialize.
+
+Everyone with a role reads jobs, strings and corrections (annotators will work the correction
+queue); only researchers and admins start, cancel or resume jobs.
+"""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_serializer
+from rest_framework import generics, serializers, status
+from rest_framework.permissions import SAFE_METHODS, BasePermission
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from apps.accounts.permissions import HasRole, IsResearcher
+from apps.accounts.roles import is_researcher, user_roles
+from apps.catalog.models import Dataset
+from apps.releases.models import Release
+
+from . import selectors, services
+from .models import (
+    DEFAULT_THRESHOLD,
+    LANGUAGE_TAGS,
+    CorrectionItem,
+    CorrectionRevision,
+    TranslatedString,
+    TranslationJob,
+    TranslationSource,
+)
+
+
+class TranslationJobPermission(BasePermission):
+    message = "Only researchers and admins can start translation jobs."
+
+    def has_permission(self, request, view) -> bool:
+        if not user_roles(request.user):
+            return False
+        return request.method in SAFE_METHODS or is_researcher(request.user)
+
+
+class TranslationJobOutput(serializers.ModelSerializer):
+    dataset_name = serializers.CharField(source="dataset.name", read_only=True)
+    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    is_stale = serializers.SerializerMethodField()
+
+    class Meta:
+        model = TranslationJob
+        fields = [
+            "id",
+            "dataset",
+            "dataset_name",
+            "release",
+            "languages",
+            "threshold",
+            "source",
+            "status",
+            "phase",
+            "error",
+            "forward_model_version",
+            "backward_model_version",
+            "embedder_version",
+            "strings_in_items",
+            "unique_strings",
+            "total_strings",
+            "cached_strings",
+            "done_strings",
+            "progress_by_language",
+            "rate",
+            "eta_seconds",
+            "result",
+            "core_job",
+            "created_by",
+            "created_at",
+            "started_at",
+            "heartbeat_at",
+            "finished_at",
+            "is_stale",
+        ]
+
+    def get_is_stale(self, job: TranslationJob) -> bool:
+        return selectors.translation_job_is_stale(job)
+
+
+class TranslationJobListApi(generics.ListCreateAPIView):
+    """Translation jobs, newest first; POST starts one (researchers)."""
+
+    @extend_schema_serializer(component_name="TranslationJobInput")
+    class InputSerializer(serializers.Serializer):
+        dataset = serializers.PrimaryKeyRelatedField(queryset=Dataset.objects.all())
+        release = serializers.PrimaryKeyRelatedField(
+            queryset=Release.objects.all(), required=False, allow_null=True
+        )
+        languages = serializers.ListField(
+            child=serializers.CharField(max_length=16),
+            allow_empty=False,
+            help_text=f"ISO codes, any of: {', '.join(LANGUAGE_TAGS)}",
+        )
+        threshold = serializers.FloatField(default=DEFAULT_THRESHOLD, min_value=0.0, max_value=1.0)
+        source = serializers.ChoiceField(
+            choices=TranslationSource.choices, default=TranslationSource.INSTANCES
+        )
+
+        def validate_languages(self, value: list[str]) -> list[str]:
+            unknown = [code for code in value if code not in LANGUAGE_TAGS]
+            if unknown:
+                raise serializers.ValidationError(
+                    f"unknown language code(s) {', '.join(unknown)}; "
+                    f"choose from {', '.join(LANGUAGE_TAGS)}"
+                )
+            return value
+
+    permission_classes = [TranslationJobPermission]
+    serializer_class = TranslationJobOutput
+
+    def get_queryset(self):
+        dataset = self.request.query_params.get("dataset")
+        return selectors.translation_job_list(
+            dataset_id=int(dataset) if dataset and dataset.isdigit() else None
+        )
+
+    @extend_schema(request=InputSerializer, responses={202: TranslationJobOutput})
+    def post(self, request):
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        with transaction.atomic():
+            job = services.translation_job_create(**data.validated_data, created_by=request.user)
+        return Response(TranslationJobOutput(job).data, status=status.HTTP_202_ACCEPTED)
+
+
+class TranslationJobDetailApi(generics.RetrieveAPIView):
+    """A job with its live progress (done/total strings overall and per language, rate, ETA)."""
+
+    permission_classes = [HasRole]
+    serializer_class = TranslationJobOutput
+    queryset = TranslationJob.objects.select_related("dataset", "created_by")
+
+
+class TranslationJobCancelApi(APIView):
+    permission_classes = [IsResearcher]
+
+    @extend_schema(request=None, responses={200: TranslationJobOutput})
+    def post(self, request, pk: int):
+        job = services.translation_job_cancel(job=get_object_or_404(TranslationJob, pk=pk))
+        return Response(TranslationJobOutput(job).data)
+
+
+class TranslationJobResumeApi(APIView):
+    """Re-queue what an unfinished (or failed) job still needs; harmless if it is running."""
+
+    permission_classes = [IsResearcher]
+
+    @extend_schema(request=None, responses={202: TranslationJobOutput})
+    def post(self, request, pk: int):
+        job = get_object_or_404(TranslationJob, pk=pk)
+        with transaction.atomic():
+            services.translation_job_resume(job=job)
+        job.refresh_from_db()
+        return Response(TranslationJobOutput(job).data, status=status.HTTP_202_ACCEPTED)
+
+
+class TranslatedStringOutput(serializers.ModelSerializer):
+    class Meta:
+        model = TranslatedString
+        fields = [
+            "id",
+            "language",
+            "source_text",
+            "translation",
+            "back_translation",
+            "similarity",
+            "threshold",
+            "passed",
+            "model_version",
+            "forward_model_version",
+            "backward_model_version",
+            "embedder_version",
+            "ms_per_string",
+            "produced_by",
+            "created_at",
+        ]
+
+
+class TranslatedStringListApi(generics.ListAPIView):
+    """Translated strings. With `job`, the strings that job used, and `passed` judged by that
+    job's threshold."""
+
+    permission_classes = [HasRole]
+    serializer_class = TranslatedStringOutput
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("job", int),
+            OpenApiParameter("language", str),
+            OpenApiParameter("passed", bool),
+        ]
+    )
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+    def get_queryset(self):
+        params = self.request.query_params
+        job_id = params.get("job")
+        job = get_object_or_404(TranslationJob, pk=job_id) if job_id else None
+        passed_param = params.get("passed", "").lower()
+        passed = {"true": True, "1": True, "false": False, "0": False}.get(passed_param)
+        return selectors.translated_string_list(
+            job=job, language=params.get("language", ""), passed=passed
+        )
+
+    def filter_queryset(self, queryset):
+        return queryset  # the selector filters; no automatic filterset
+
+
+class CorrectionRevisionOutput(serializers.ModelSerializer):
+    author = serializers.SlugRelatedField(slug_field="username", read_only=True)
+
+    class Meta:
+        model = CorrectionRevision
+        fields = ["id", "previous_text", "text", "status", "note", "author", "created_at"]
+
+
+class CorrectionItemOutput(serializers.ModelSerializer):
+    source_text = serializers.CharField(
+        source="translated_string.source_text", default=None, read_only=True
+    )
+    translation = serializers.CharField(
+        source="translated_string.translation", default=None, read_only=True
+    )
+    similarity = serializers.FloatField(
+        source="translated_string.similarity", default=None, read_only=True
+    )
+    revisions = CorrectionRevisionOutput(many=True, read_only=True)
+
+    class Meta:
+        model = CorrectionItem
+        fields = [
+            "id",
+            "job",
+            "kind",
+            "language",
+            "translated_string",
+            "instance",
+            "source_text",
+            "translation",
+            "similarity",
+            "reason",
+            "status",
+            "corrected_text",
+            "revisions",
+            "created_at",
+            "updated_at",
+        ]
+
+
+class CorrectionListApi(generics.ListAPIView):
+    """The correction queue (read-only here; the correction screen comes later)."""
+
+    permission_classes = [HasRole]
+    serializer_class = CorrectionItemOutput
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("status", str, enum=CorrectionItem.Status.values),
+            OpenApiParameter("language", str),
+            OpenApiParameter("job", int),
+        ]
+    )
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+    def get_queryset(self):
+        params = self.request.query_params
+        job = params.get("job", "")
+        return selectors.correction_list(
+            status=params.get("status", ""),
+            language=params.get("language", ""),
+            job_id=int(job) if job.isdigit() else None,
+        )
+
+    def filter_queryset(self, queryset):
+        return queryset

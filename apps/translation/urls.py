@@ -1,0 +1,15 @@
+"""Pages of the translation workflow, under /translation/ (namespace "translation")."""
+
+from django.urls import path
+
+from . import views
+
+app_name = "translation"
+
+urlpatterns = [
+    path("jobs/", views.job_list, name="jobs"),
+    path("jobs/new/", views.job_new, name="job-new"),
+    path("jobs/<int:pk>/", views.job_detail, name="job"),
+    path("jobs/<int:pk>/cancel/", views.job_cancel, name="job-cancel"),
+    path("jobs/<int:pk>/resume/", views.job_resume, name="job-resume"),
+]

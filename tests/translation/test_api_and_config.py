@@ -1,0 +1,162 @@
+"""API permissions and validation, pages, bad configuration, the demo-model command."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.management import call_command
+
+from apps.translation import services
+from apps.translation.models import (
+    CorrectionItem,
+    TranslatedString,
+    TranslationChunk,
+    TranslationJob,
+)
+from tests.factories import DatasetFactory
+
+from .conftest import make_dataset
+
+pytestmark = pytest.mark.django_db
+URL = "/api/translation-jobs/"
+
+
+def test_annotator_cannot_start_a_job_but_can_read(annotator_client, inline_queue):
+    dataset = make_dataset()
+    response = annotator_client.post(URL, {"dataset": dataset.pk, "languages": ["hi"]}, "json")
+    assert response.status_code == 403
+    assert not TranslationJob.objects.exists()
+    assert annotator_client.get(URL).status_code == 200
+    assert annotator_client.get("/api/corrections/?status=open").status_code == 200
+
+
+def test_outsider_and_anonymous_are_refused(outsider_client, anonymous_client):
+    assert outsider_client.get(URL).status_code == 403
+    assert anonymous_client.get(URL).status_code in (401, 403)
+    assert outsider_client.get("/api/corrections/").status_code == 403
+
+
+def test_researcher_starts_cancels_and_reads_a_job(researcher_client, inline_queue, fake_engines):
+    dataset = make_dataset()
+    response = researcher_client.post(
+        URL, {"dataset": dataset.pk, "languages": ["hi", "mr"], "threshold": 0.8}, "json"
+    )
+    assert response.status_code == 202, response.json()
+    job_id = response.json()["id"]
+    assert inline_queue.messages == [("start", job_id)]
+    inline_queue.drain()
+    body = researcher_client.get(f"{URL}{job_id}/").json()
+    assert body["status"] == "succeeded"
+    assert body["done_strings"] == body["total_strings"] > 0
+    assert set(body["progress_by_language"]) == {"hi", "mr"}
+
+    strings = researcher_client.get(f"/api/translated-strings/?job={job_id}&language=hi").json()
+    assert strings["count"] == body["unique_strings"]
+    flagged = researcher_client.get(f"/api/translated-strings/?job={job_id}&passed=false").json()
+    passed = researcher_client.get(f"/api/translated-strings/?job={job_id}&passed=true").json()
+    assert flagged["count"] + passed["count"] == body["total_strings"]
+    assert all(row["similarity"] < 0.8 for row in flagged["results"])
+    corrections = researcher_client.get(f"/api/corrections/?status=open&job={job_id}").json()
+    assert corrections["count"] == flagged["count"]
+    assert corrections["results"][0]["reason"].startswith("low similarity")
+
+    assert researcher_client.post(f"{URL}{job_id}/cancel/").status_code == 409
+    assert researcher_client.post(f"{URL}{job_id}/resume/").status_code == 409
+
+
+def test_wrong_language_code_is_a_400(researcher_client, inline_queue):
+    dataset = make_dataset()
+    response = researcher_client.post(URL, {"dataset": dataset.pk, "languages": ["xx"]}, "json")
+    assert response.status_code == 400
+    assert "xx" in str(response.json())
+    assert not TranslationJob.objects.exists() and not inline_queue.messages
+
+
+def test_empty_dataset_is_a_400(researcher_client, inline_queue):
+    dataset = DatasetFactory()
+    response = researcher_client.post(URL, {"dataset": dataset.pk, "languages": ["hi"]}, "json")
+    assert response.status_code == 400
+    assert "nothing to translate" in response.json()["detail"]
+    assert not TranslationJob.objects.exists()
+
+
+def _assert_failed_and_clean(job: TranslationJob, *fragments: str) -> None:
+    job.refresh_from_db()
+    assert job.status == "failed"
+    for fragment in fragments:
+        assert fragment in job.error, job.error
+    assert job.core_job.status == "failed"
+    assert not TranslationChunk.objects.filter(job=job).exists()
+    assert not TranslatedString.objects.exists()
+    assert not CorrectionItem.objects.exists()
+
+
+def test_missing_model_directory_fails_the_job_with_the_reason(settings, tmp_path, inline_queue):
+    missing = tmp_path / "nowhere" / "indictrans2-en-indic"
+    settings.KASAUTI_MODELS = {**settings.KASAUTI_MODELS, "indictrans2_en_indic": str(missing)}
+    job = services.translation_job_create(dataset=make_dataset(), languages=["hi"])
+    inline_queue.drain()
+    _assert_failed_and_clean(job, str(missing), "README.md#getting-the-model-weights")
+
+
+def test_wrong_language_reaching_the_worker_fails_the_job(fake_engines, inline_queue):
+    dataset = make_dataset()
+    job = TranslationJob.objects.create(dataset=dataset, languages=["hi", "xx"])
+    services.translation_job_start(job_id=job.pk)
+    _assert_failed_and_clean_no_core(job, "unknown target language 'xx'")
+
+
+def test_empty_dataset_reaching_the_worker_fails_the_job(fake_engines, inline_queue):
+    job = TranslationJob.objects.create(dataset=DatasetFactory(), languages=["hi"])
+    services.translation_job_start(job_id=job.pk)
+    _assert_failed_and_clean_no_core(job, "nothing to translate")
+
+
+def _assert_failed_and_clean_no_core(job: TranslationJob, fragment: str) -> None:
+    job.refresh_from_db()
+    assert job.status == "failed" and fragment in job.error, job.error
+    assert not TranslationChunk.objects.filter(job=job).exists()
+    assert not TranslatedString.objects.exists()
+
+
+def test_pages(client, researcher, annotator, inline_queue, fake_engines):
+    dataset = make_dataset()
+    client.force_login(researcher)
+    page = client.get(f"/translation/jobs/new/?dataset={dataset.pk}")
+    assert page.status_code == 200 and b"Start translation" in page.content
+    response = client.post(
+        "/translation/jobs/new/",
+        {
+            "dataset": dataset.pk,
+            "languages": ["hi", "ta"],
+            "threshold": 0.75,
+            "source": "instances",
+        },
+    )
+    job = TranslationJob.objects.get()
+    assert response.status_code == 302 and response["Location"] == f"/translation/jobs/{job.pk}/"
+    inline_queue.drain()
+    page = client.get(f"/translation/jobs/{job.pk}/")
+    assert page.status_code == 200
+    assert b"tj-progress" in page.content and b"Similarity" in page.content
+    assert b"flag" in page.content and b"pass" in page.content
+    assert client.get("/translation/jobs/").status_code == 200
+
+    client.force_login(annotator)
+    assert client.get(f"/translation/jobs/{job.pk}/").status_code == 200
+    assert client.get("/translation/jobs/new/").status_code == 403
+
+
+def test_openapi_schema_has_no_warnings(researcher_client, capsys):
+    call_command("spectacular", "--validate", "--fail-on-warn", "--file", "/dev/null")
+
+
+def test_build_demo_models(tmp_path):
+    from io import StringIO
+
+    out = StringIO()
+    call_command("build_demo_models", "--output", str(tmp_path), stdout=out)
+    for name in ("indictrans2-en-indic", "indictrans2-indic-en"):
+        model = tmp_path / name
+        assert (model / "model.bin").is_file() and (model / "vocab" / "model.SRC").is_file()
+        assert (model / "MODEL_VERSION").read_text().startswith("demo-random-weights")
+    assert "gibberish" in out.getvalue()
