@@ -11,6 +11,10 @@ ADDR="${KASAUTI_ADDR:-127.0.0.1:8000}"
 python manage.py migrate --noinput
 python manage.py load_demo
 python manage.py create_demo_accounts
+# The real IndicTrans2 weights cannot be downloaded here (README: "Getting the model weights").
+# So that the translation pipeline can be tried on the demo, tiny random-weight models are
+# built when no model is configured; their translations are gibberish, and say so.
+python manage.py build_demo_models --if-missing
 
 mkdir -p "${KASAUTI_VAR_DIR:-var}"
 WORKER_LOG="${KASAUTI_VAR_DIR:-var}/worker.log"

@@ -116,3 +116,22 @@ def test_make_run_path_starts_and_a_task_round_trips(running_app):
     assert job["result"]["total"] == plan["total"]
     demo = call(f"{base}/api/datasets/{demo['id']}/", token=token)
     assert demo["live_instance_count"] == plan["total"]
+
+    # The translation pipeline runs on the same serverless setup, on the random-weight demo
+    # models that run.sh builds when no IndicTrans2 weights are configured.
+    assert (var / "models" / "indictrans2-en-indic" / "model.bin").exists()
+    job = call(
+        f"{base}/api/translation-jobs/",
+        data={"dataset": demo["id"], "languages": ["hi"], "source": "sentence_pairs"},
+        token=token,
+    )
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline:
+        job = call(f"{base}/api/translation-jobs/{job['id']}/", token=token)
+        if job["status"] in {"succeeded", "failed", "cancelled"}:
+            break
+        time.sleep(0.5)
+    assert job["status"] == "succeeded", (job, (var / "worker.log").read_text()[-3000:])
+    assert job["done_strings"] == job["total_strings"] > 0
+    strings = call(f"{base}/api/translated-strings/?job={job['id']}", token=token)["results"]
+    assert strings and all(-1.0 <= s["similarity"] <= 1.0 for s in strings)

@@ -23,8 +23,15 @@ class Command(BaseCommand):
     def add_arguments(self, parser) -> None:
         parser.add_argument("--output", type=Path, help="Parent directory for both models.")
         parser.add_argument("--seed", type=int, default=0)
+        parser.add_argument(
+            "--if-missing",
+            action="store_true",
+            help="Do nothing for a direction whose model directory already holds a model.",
+        )
 
-    def handle(self, *args, output: Path | None = None, seed: int = 0, **options) -> None:
+    def handle(
+        self, *args, output: Path | None = None, seed: int = 0, if_missing: bool = False, **options
+    ) -> None:
         from worker.engines.tiny import build_tiny_indictrans2
 
         if output is not None:
@@ -37,6 +44,11 @@ class Command(BaseCommand):
                 "en-indic": Path(settings.KASAUTI_MODELS["indictrans2_en_indic"]),
                 "indic-en": Path(settings.KASAUTI_MODELS["indictrans2_indic_en"]),
             }
+        if if_missing:
+            targets = {d: p for d, p in targets.items() if not (p / "model.bin").is_file()}
+            if not targets:
+                self.stdout.write("Translation models are present; nothing to build.")
+                return
         for direction, path in targets.items():
             if (path / "model.bin").is_file() and not (path / VERSION_FILE).is_file():
                 self.stderr.write(f"refusing to overwrite {path}: it holds a real model")
