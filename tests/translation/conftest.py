@@ -1,9 +1,10 @@
 """Fixtures of the translation tests.
 
-Unit tests replace the models with a deterministic fake (`fake_engines`) and drive the job
-in-process, message by message (`inline_queue`), so that redelivery and crashes can be staged
-exactly. End-to-end tests use tiny real CTranslate2 models, the real MiniLM embedder, Redis and
-a real Celery worker process.
+Every test that translates uses the real engines: tiny random-weight IndicTrans2-shaped
+CTranslate2 models (`tiny_model_dirs`) and the real default MiniLM embedder, configured through
+settings (`real_engines`). Service tests run them in-process and drive the job message by
+message (`inline_queue`), so that redelivery and crashes can be staged exactly; end-to-end tests
+run them in a real Celery worker process with Redis.
 """
 
 from __future__ import annotations
@@ -17,48 +18,17 @@ import pytest
 from apps.catalog.models import Dataset
 from apps.catalog.services import dataset_instantiate
 from apps.translation import engines, services
+from apps.translation.models import ENGLISH_TAG, LANGUAGE_TAGS, TranslationSource
 from tests.factories import DatasetFactory, TemplateVersionFactory
 from tests.workers import WorkerProcess
 from worker.engines.tiny import build_tiny_indictrans2
 
-FAKE_VERSIONS = engines.ModelVersions(forward="fwd-1", backward="bwd-1", embedder="emb-1")
-
-
-@dataclass
-class FakeEngines:
-    """Translation = the upper-cased text; similarity 0.5 for texts containing
-    "forgotten", else 0.9. `answers` maps an exact source text to a forced translation."""
-
-    calls: list[tuple[str, list[str]]] = field(default_factory=list)
-    answers: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def strings_translated(self) -> int:
-        return sum(len(texts) for _, texts in self.calls)
-
-    def translate_texts(self, *, job, language: str, texts: list[str]):
-        self.calls.append((language, list(texts)))
-        return [
-            (
-                self.answers.get(text, text.upper()),
-                text,
-                0.5 if "forgotten" in text else 0.9,
-            )
-            for text in texts
-        ]
-
-
-@pytest.fixture
-def fake_engines(monkeypatch) -> FakeEngines:
-    fake = FakeEngines()
-    monkeypatch.setattr(engines, "model_versions", lambda: FAKE_VERSIONS)
-    monkeypatch.setattr(services, "translate_texts", fake.translate_texts)
-    return fake
-
 
 @dataclass
 class InlineQueue:
-    """Stands in for the broker: dispatches are recorded, `drain` runs them in order."""
+    """Records the dispatches instead of sending them to the broker; `drain` runs the real task
+    bodies (the services the Celery tasks call) in-process, in order, so that lost and
+    redelivered messages can be staged exactly."""
 
     messages: list[tuple[str, int]] = field(default_factory=list)
 
@@ -79,6 +49,7 @@ class InlineQueue:
 
 @pytest.fixture
 def inline_queue(monkeypatch) -> InlineQueue:
+    """Runs the real task bodies in-process, in order, on `drain`: no broker, no worker."""
     queue = InlineQueue()
     monkeypatch.setattr(services, "_dispatch_start", lambda i: queue.messages.append(("start", i)))
     monkeypatch.setattr(
@@ -90,6 +61,63 @@ def inline_queue(monkeypatch) -> InlineQueue:
         services, "_dispatch_assemble", lambda i: queue.messages.append(("assemble", i))
     )
     return queue
+
+
+@dataclass
+class TranslateSpy:
+    """Counts the calls to the real `services.translate_texts` and calls through to it."""
+
+    real: Callable[..., list[tuple[str, str, float]]]
+    calls: list[tuple[str, list[str]]] = field(default_factory=list)
+
+    @property
+    def strings_translated(self) -> int:
+        return sum(len(texts) for _, texts in self.calls)
+
+    def __call__(self, *, job, language: str, texts: list[str]) -> list[tuple[str, str, float]]:
+        self.calls.append((language, list(texts)))
+        return self.real(job=job, language=language, texts=texts)
+
+
+@pytest.fixture
+def real_engines(settings, tiny_model_dirs: dict[str, Path]) -> dict[str, Path]:
+    """The tiny real translation models and the default MiniLM embedder, on the CPU. The
+    engines' per-process cache is keyed by path and device, so each loads once per session."""
+    settings.KASAUTI_MODELS = {
+        "indictrans2_en_indic": str(tiny_model_dirs["en-indic"]),
+        "indictrans2_indic_en": str(tiny_model_dirs["indic-en"]),
+        "embedder": "",
+        "device": "cpu",
+        "compute_type": "default",
+    }
+    return tiny_model_dirs
+
+
+@pytest.fixture
+def translate_spy(monkeypatch, real_engines) -> TranslateSpy:
+    spy = TranslateSpy(real=services.translate_texts)
+    monkeypatch.setattr(services, "translate_texts", spy)
+    return spy
+
+
+def real_scores(texts: list[str], language: str) -> list[float]:
+    """What the real engines score `texts` in `language`: the embedder's cosine of each text
+    with its back-translation. For choosing thresholds inside the real scores."""
+    tag = LANGUAGE_TAGS[language]
+    forward = engines.translator(engines.EN_INDIC).translate(texts, ENGLISH_TAG, tag)
+    back = engines.translator(engines.INDIC_EN).translate(forward, tag, ENGLISH_TAG)
+    return [float(score) for score in engines.embedder().cosine_pairs(texts, back)]
+
+
+def threshold_inside(dataset: Dataset, languages: list[str]) -> float:
+    """A threshold halfway between the two middle real scores of the dataset's strings, so a
+    job with it has strings on both sides. Needs the `real_engines` fixture."""
+    texts = services.sources_collect(dataset=dataset, source=TranslationSource.INSTANCES).unique
+    scores = sorted(score for language in languages for score in real_scores(texts, language))
+    middle = len(scores) // 2
+    threshold = (scores[middle - 1] + scores[middle]) / 2
+    assert scores[0] < threshold < scores[-1] and 0.0 <= threshold <= 1.0, scores
+    return threshold
 
 
 def make_dataset(*, templates: int = 1, distinct: bool = False) -> Dataset:

@@ -14,7 +14,7 @@ from apps.translation.models import (
 )
 from tests.factories import DatasetFactory
 
-from .conftest import make_dataset
+from .conftest import make_dataset, threshold_inside
 
 pytestmark = pytest.mark.django_db
 URL = "/api/translation-jobs/"
@@ -35,29 +35,42 @@ def test_outsider_and_anonymous_are_refused(outsider_client, anonymous_client):
     assert outsider_client.get("/api/corrections/").status_code == 403
 
 
-def test_researcher_starts_cancels_and_reads_a_job(researcher_client, inline_queue, fake_engines):
+def test_researcher_starts_cancels_and_reads_a_job(researcher_client, inline_queue, real_engines):
     dataset = make_dataset()
+    threshold = threshold_inside(dataset, ["hi", "mr"])
     response = researcher_client.post(
-        URL, {"dataset": dataset.pk, "languages": ["hi", "mr"], "threshold": 0.8}, "json"
+        URL, {"dataset": dataset.pk, "languages": ["hi", "mr"], "threshold": threshold}, "json"
     )
     assert response.status_code == 202, response.json()
     job_id = response.json()["id"]
     assert inline_queue.messages == [("start", job_id)]
     inline_queue.drain()
     body = researcher_client.get(f"{URL}{job_id}/").json()
-    assert body["status"] == "succeeded"
-    assert body["done_strings"] == body["total_strings"] > 0
+    assert body["status"] == "succeeded", body["error"]
+    assert body["done_strings"] == body["total_strings"] == 2 * body["unique_strings"] > 0
     assert set(body["progress_by_language"]) == {"hi", "mr"}
 
+    stored = TranslatedString.objects.filter(produced_by_id=job_id)
     strings = researcher_client.get(f"/api/translated-strings/?job={job_id}&language=hi").json()
     assert strings["count"] == body["unique_strings"]
+    assert {row["id"] for row in strings["results"]} == set(
+        stored.filter(language="hi").values_list("id", flat=True)
+    )
     flagged = researcher_client.get(f"/api/translated-strings/?job={job_id}&passed=false").json()
     passed = researcher_client.get(f"/api/translated-strings/?job={job_id}&passed=true").json()
+    assert flagged["count"] == stored.filter(similarity__lt=threshold).count() > 0
+    assert passed["count"] == stored.filter(similarity__gte=threshold).count() > 0
     assert flagged["count"] + passed["count"] == body["total_strings"]
-    assert all(row["similarity"] < 0.8 for row in flagged["results"])
+    assert all(row["similarity"] < threshold for row in flagged["results"])
+    assert all(row["similarity"] >= threshold for row in passed["results"])
+
+    # The open queue: one item per flagged string plus the option mismatches of the assembly.
     corrections = researcher_client.get(f"/api/corrections/?status=open&job={job_id}").json()
-    assert corrections["count"] == flagged["count"]
-    assert corrections["results"][0]["reason"].startswith("low similarity")
+    mismatches = sum(e["option_mismatches"] for e in body["result"]["by_language"].values())
+    assert corrections["count"] == flagged["count"] + mismatches
+    low = [row for row in corrections["results"] if row["kind"] == "low_similarity"]
+    assert {row["translated_string"] for row in low} == {row["id"] for row in flagged["results"]}
+    assert all(row["reason"].startswith("low similarity") for row in low)
 
     assert researcher_client.post(f"{URL}{job_id}/cancel/").status_code == 409
     assert researcher_client.post(f"{URL}{job_id}/resume/").status_code == 409
@@ -98,14 +111,14 @@ def test_missing_model_directory_fails_the_job_with_the_reason(settings, tmp_pat
     _assert_failed_and_clean(job, str(missing), "README.md#getting-the-model-weights")
 
 
-def test_wrong_language_reaching_the_worker_fails_the_job(fake_engines, inline_queue):
+def test_wrong_language_reaching_the_worker_fails_the_job(real_engines, inline_queue):
     dataset = make_dataset()
     job = TranslationJob.objects.create(dataset=dataset, languages=["hi", "xx"])
     services.translation_job_start(job_id=job.pk)
     _assert_failed_and_clean_no_core(job, "unknown target language 'xx'")
 
 
-def test_empty_dataset_reaching_the_worker_fails_the_job(fake_engines, inline_queue):
+def test_empty_dataset_reaching_the_worker_fails_the_job(real_engines, inline_queue):
     job = TranslationJob.objects.create(dataset=DatasetFactory(), languages=["hi"])
     services.translation_job_start(job_id=job.pk)
     _assert_failed_and_clean_no_core(job, "nothing to translate")
@@ -118,8 +131,9 @@ def _assert_failed_and_clean_no_core(job: TranslationJob, fragment: str) -> None
     assert not TranslatedString.objects.exists()
 
 
-def test_pages(client, researcher, annotator, inline_queue, fake_engines):
+def test_pages(client, researcher, annotator, inline_queue, real_engines):
     dataset = make_dataset()
+    threshold = threshold_inside(dataset, ["hi", "ta"])
     client.force_login(researcher)
     page = client.get(f"/translation/jobs/new/?dataset={dataset.pk}")
     assert page.status_code == 200 and b"Start translation" in page.content
@@ -128,17 +142,34 @@ def test_pages(client, researcher, annotator, inline_queue, fake_engines):
         {
             "dataset": dataset.pk,
             "languages": ["hi", "ta"],
-            "threshold": 0.75,
+            "threshold": threshold,
             "source": "instances",
         },
     )
     job = TranslationJob.objects.get()
     assert response.status_code == 302 and response["Location"] == f"/translation/jobs/{job.pk}/"
     inline_queue.drain()
+    job.refresh_from_db()
+    assert job.status == "succeeded", job.error
     page = client.get(f"/translation/jobs/{job.pk}/")
     assert page.status_code == 200
     assert b"tj-progress" in page.content and b"Similarity" in page.content
-    assert b"flag" in page.content and b"pass" in page.content
+    # One badge per string (all on the first page), judged by the job's threshold.
+    stored = TranslatedString.objects.filter(produced_by=job)
+    assert stored.count() == job.total_strings <= 50
+    content = page.content.decode()
+    assert (
+        content.count('class="badge ok">pass<')
+        == stored.filter(similarity__gte=job.threshold).count()
+        > 0
+    )
+    assert (
+        content.count('class="badge job-failed">flag<')
+        == stored.filter(similarity__lt=job.threshold).count()
+        > 0
+    )
+    for string in stored:
+        assert string.source_text.replace("'", "&#x27;") in content
     assert client.get("/translation/jobs/").status_code == 200
 
     client.force_login(annotator)
