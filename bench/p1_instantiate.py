@@ -2,7 +2,7 @@
 
 850 synthetic templates of 16 value combinations each (4 NAME1 x 4 NAME2 values, or for every
 fourth template 4 x 2 values x a 2-value WORD1 list) give 54,400 instances. Measured, in one run:
-  * ours: services.dataset_instantiate (generation + COPY), median of 3 runs;
+  * ours: services.dataset_instantiate (generation + COPY), median of 5 runs;
   * baseline: the same instances saved one by one with Model.save(), on a 1/10 slice
     (rates are per instance, so the slice is enough and keeps the run short);
   * for context: Django bulk_create on the same slice.
@@ -20,7 +20,7 @@ import time
 from _db import bench_database
 
 TEMPLATES = 850
-RUNS = 3
+RUNS = 5
 
 
 def build_catalog():
