@@ -60,8 +60,8 @@ def build_catalog():
 
 def save_one_by_one(dataset, versions) -> tuple[int, float]:
     """Baseline: the same generator, but one Model.save() (one INSERT) per instance."""
-    from apps.catalog.bulk import INSTANCE_COLUMNS
     from apps.catalog.models import Instance
+    from apps.catalog.services import ORIGINAL_INSTANCE_COLUMNS as INSTANCE_COLUMNS
     from apps.catalog.services import _instance_rows, _unknown_expressions
 
     unknowns = _unknown_expressions("en")
@@ -81,7 +81,11 @@ def save_one_by_one(dataset, versions) -> tuple[int, float]:
 
 def bulk_create(dataset, versions) -> tuple[int, float]:
     from apps.catalog.bulk import _bulk_create_rows
-    from apps.catalog.services import _instance_rows, _unknown_expressions
+    from apps.catalog.services import (
+        ORIGINAL_INSTANCE_COLUMNS,
+        _instance_rows,
+        _unknown_expressions,
+    )
 
     unknowns = _unknown_expressions("en")
     start = time.perf_counter()
@@ -91,6 +95,7 @@ def bulk_create(dataset, versions) -> tuple[int, float]:
             _instance_rows(
                 dataset=dataset, version=version, unknowns=unknowns, first_example_id=count
             ),
+            ORIGINAL_INSTANCE_COLUMNS,
             batch_size=2000,
         )
     return count, time.perf_counter() - start

@@ -160,6 +160,19 @@ def _flip(pairing: str) -> str:
     return ANTI_STEREOTYPICAL if pairing == STEREOTYPICAL else STEREOTYPICAL
 
 
+class Combination(NamedTuple):
+    """One combination of placeholder values and everything its instances share."""
+
+    index: int
+    values: dict[str, str]
+    answers: tuple[str, str, str]
+    option_roles: tuple[str, str, str]
+    answer_info: dict[str, list[str]]
+    # One (name_order, context_condition, question_polarity, pairing, context, question,
+    # label) per instance, in output order.
+    variants: list[tuple[str, str, str, str, str, str, int]]
+
+
 def generate(
     spec: TemplateSpec,
     unknown_expressions: Sequence[str],
@@ -167,6 +180,22 @@ def generate(
     permutations: bool = False,
 ) -> Iterator[GeneratedInstance]:
     """Yield every instance of a template, in a fixed order."""
+    for combo in generate_combinations(spec, unknown_expressions, permutations=permutations):
+        for order, condition, polarity, pairing, context, question, label in combo.variants:
+            yield GeneratedInstance(
+                combo.index, order, condition, polarity, pairing, combo.values, context,
+                question, combo.answers, combo.option_roles, combo.answer_info, label,
+            )  # fmt: skip
+
+
+def generate_combinations(
+    spec: TemplateSpec,
+    unknown_expressions: Sequence[str],
+    *,
+    permutations: bool = False,
+) -> Iterator[Combination]:
+    """The same output as `generate`, grouped by combination, so that bulk writers encode
+    what the instances of a combination share only once."""
     if not unknown_expressions:
         raise ValueError(f"no unknown expressions are defined for language {spec.language!r}")
     axes = template_axes(spec.placeholders)
@@ -189,7 +218,10 @@ def generate(
         answer_name(spec.answer_non_negative): _Compiled(spec.answer_non_negative),
     }
     orders = ("12", "21") if permutations else ("12",)
-    disambiguation_swaps = (False, True) if permutations else (False,)
+    # (swap NAME1/NAME2 in the disambiguating text?, resulting pairing)
+    disambiguations = [(False, spec.pairing)]
+    if permutations:
+        disambiguations.append((True, _flip(spec.pairing)))
 
     index_ranges = [range(len(spec.placeholders[axis])) for axis in axes]
     for combination, indexes in enumerate(product(*index_ranges)):
@@ -218,41 +250,20 @@ def generate(
         rendered_questions = [(polarity, q.render(values)) for polarity, q in questions]
         swapped = _swap_names(values)
 
+        rows: list[tuple[str, str, str, str, str, str, int]] = []
         for order in orders:
             ambiguous_text = ambiguous.render(values if order == "12" else swapped)
             for polarity, question in rendered_questions:
-                yield GeneratedInstance(
-                    combination,
-                    order,
-                    "ambig",
-                    polarity,
-                    spec.pairing,
-                    values,
-                    ambiguous_text,
-                    question,
-                    answers,
-                    roles,
-                    answer_info,
-                    roles.index(gold_role("ambig", polarity, spec.pairing)),
+                label = roles.index(gold_role("ambig", polarity, spec.pairing))
+                rows.append(
+                    (order, "ambig", polarity, spec.pairing, ambiguous_text, question, label)
                 )
-            for swap in disambiguation_swaps:
-                pairing = _flip(spec.pairing) if swap else spec.pairing
+            for swap, pairing in disambiguations:
                 context = ambiguous_text + " " + disambiguating.render(swapped if swap else values)
                 for polarity, question in rendered_questions:
-                    yield GeneratedInstance(
-                        combination,
-                        order,
-                        "disambig",
-                        polarity,
-                        pairing,
-                        values,
-                        context,
-                        question,
-                        answers,
-                        roles,
-                        answer_info,
-                        roles.index(gold_role("disambig", polarity, pairing)),
-                    )
+                    label = roles.index(gold_role("disambig", polarity, pairing))
+                    rows.append((order, "disambig", polarity, pairing, context, question, label))
+        yield Combination(combination, values, answers, roles, answer_info, rows)
 
 
 @dataclass(frozen=True)

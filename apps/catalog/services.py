@@ -364,51 +364,63 @@ def _unknown_expressions(language: str) -> list[str]:
     return texts
 
 
+# Column order of the rows _instance_rows yields: what a template shares, then what a
+# combination shares, then what each instance has of its own, so that building a row is two
+# tuple concatenations (this loop writes hundreds of thousands of rows).
+ORIGINAL_INSTANCE_COLUMNS = (
+    "dataset_id",
+    "template_version_id",
+    "category_id",
+    "language",
+    "question_index",
+    "proper_noun",
+    "created_at",
+    "combination",
+    "placeholder_values",
+    "ans0",
+    "ans1",
+    "ans2",
+    "option_roles",
+    "answer_info",
+    "example_id",
+    "name_order",
+    "context_condition",
+    "question_polarity",
+    "pairing",
+    "context",
+    "question",
+    "label",
+)
+
+
 def _instance_rows(
     *, dataset: Dataset, version: TemplateVersion, unknowns: list[str], first_example_id: int
 ) -> Iterator[tuple]:
-    spec = template_spec(version)
-    now = timezone.now()
+    """Rows (in ORIGINAL_INSTANCE_COLUMNS order) of every instance of a template version."""
     template = version.template
-    encoded: dict[int, tuple[str, str, str]] = {}  # JSON per combination, encoded once
-    for example_id, row in enumerate(
-        instantiation.generate(spec, unknowns, permutations=dataset.name_permutations),
-        start=first_example_id,
+    template_part = (
+        dataset.pk,
+        version.pk,
+        template.category_id,
+        version.language,
+        template.question_index or template.external_id,
+        version.proper_noun,
+        timezone.now(),
+    )
+    example_id = first_example_id
+    for combo in instantiation.generate_combinations(
+        template_spec(version), unknowns, permutations=dataset.name_permutations
     ):
-        if row.combination not in encoded:
-            encoded.clear()
-            encoded[row.combination] = (
-                json.dumps(row.placeholder_values, ensure_ascii=False),
-                json.dumps(list(row.option_roles)),
-                json.dumps(row.answer_info, ensure_ascii=False),
-            )
-        values_json, roles_json, info_json = encoded[row.combination]
-        yield (
-            dataset.pk,
-            version.pk,
-            template.category_id,
-            version.language,
-            example_id,
-            template.question_index or template.external_id,
-            row.combination,
-            row.name_order,
-            row.context_condition,
-            row.question_polarity,
-            row.pairing,
-            version.proper_noun,
-            values_json,
-            row.context,
-            row.question,
-            row.answers[0],
-            row.answers[1],
-            row.answers[2],
-            roles_json,
-            info_json,
-            row.label,
-            None,
-            None,
-            now,
+        shared = template_part + (
+            combo.index,
+            json.dumps(combo.values, ensure_ascii=False),
+            *combo.answers,
+            json.dumps(list(combo.option_roles)),
+            json.dumps(combo.answer_info, ensure_ascii=False),
         )
+        for variant in combo.variants:
+            yield shared + (example_id, *variant)
+            example_id += 1
 
 
 def dataset_instantiate(
@@ -457,7 +469,7 @@ def dataset_instantiate(
         # No progress callback inside this generator: it runs while COPY owns the connection,
         # and any other query on it would deadlock. The whole run is one transaction anyway,
         # so intermediate progress would not be visible to other connections.
-        created = instances_insert(rows())
+        created = instances_insert(rows(), columns=ORIGINAL_INSTANCE_COLUMNS)
         if progress:
             progress(len(todo), len(todo))
     return {
