@@ -23,6 +23,7 @@ from .models import (
     Template,
     TemplateVersion,
 )
+from .selectors import dataset_list
 from .services import InstantiationPlan, instantiation_plan
 
 INSTANCES_PER_PAGE = 25
@@ -40,29 +41,17 @@ class DatasetSummary:
 
 
 def dataset_summaries() -> list[DatasetSummary]:
-    datasets = Dataset.objects.annotate(
-        n_templates=Count("templates", distinct=True),
-        n_pairs=Count("sentence_pairs", distinct=True),
-        n_tuples=Count("tuples", distinct=True),
-        n_context_sets=Count("context_sets", distinct=True),
-    )
-    live = dict(
-        Instance.objects.filter(retired_at__isnull=True)
-        .values("dataset_id")
-        .annotate(n=Count("id"))
-        .values_list("dataset_id", "n")
-    )
     return [
         DatasetSummary(
             dataset=dataset,
-            templates=dataset.n_templates,
+            templates=dataset.template_count,
             planned=instantiation_plan(dataset=dataset).total,
-            live_instances=live.get(dataset.pk, 0),
-            sentence_pairs=dataset.n_pairs,
-            tuples=dataset.n_tuples,
-            context_sets=dataset.n_context_sets,
+            live_instances=dataset.live_instance_count,
+            sentence_pairs=dataset.sentence_pair_count,
+            tuples=dataset.tuple_count,
+            context_sets=dataset.context_set_count,
         )
-        for dataset in datasets
+        for dataset in dataset_list()
     ]
 
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import django_filters
-from django.db.models import Count, OuterRef, Prefetch, Q, QuerySet, Subquery
+from django.db.models import Count, IntegerField, OuterRef, Prefetch, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 
 from .models import (
     Category,
@@ -18,12 +19,27 @@ from .models import (
 )
 
 
+def _count(queryset: QuerySet) -> Subquery:
+    """COUNT(*) of a queryset correlated to the outer dataset, as a subquery. Counting several
+    relations through joins would multiply them (templates x instances rows) before DISTINCT."""
+    return Subquery(
+        queryset.filter(dataset=OuterRef("pk"))
+        .order_by()
+        .values("dataset")
+        .annotate(n=Count("*"))
+        .values("n"),
+        output_field=IntegerField(),
+    )
+
+
 def dataset_list() -> QuerySet[Dataset]:
+    """Datasets with their template, live-instance, pair, tuple and context-set counts."""
     return Dataset.objects.annotate(
-        template_count=Count("templates", distinct=True),
-        live_instance_count=Count(
-            "instances", filter=Q(instances__retired_at__isnull=True), distinct=True
-        ),
+        template_count=Coalesce(_count(Template.objects.all()), 0),
+        live_instance_count=Coalesce(_count(Instance.objects.filter(retired_at__isnull=True)), 0),
+        sentence_pair_count=Coalesce(_count(SentencePair.objects.all()), 0),
+        tuple_count=Coalesce(_count(StereotypeTuple.objects.all()), 0),
+        context_set_count=Coalesce(_count(ContextSet.objects.all()), 0),
     )
 
 
