@@ -62,6 +62,11 @@ class TemplateSpec:
     target_placeholder: str = "NAME1"
     placeholder_groups: dict[str, list[str]] = field(default_factory=dict)
     proper_noun: bool = False
+    noun_form: str = ""
+    # apps/catalog/generators: which generator instantiates the template, and the source data
+    # a benchmark's own generator needs (ignored by the default "kasauti" generator).
+    generator: str = "kasauti"
+    generator_data: dict = field(default_factory=dict)
 
 
 class GeneratedInstance(NamedTuple):

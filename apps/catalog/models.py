@@ -147,6 +147,8 @@ class Dataset(models.Model):
     description = models.TextField(blank=True)
     # EsBBQ Appendix E.1: also generate every NAME1/NAME2 order permutation.
     name_permutations = models.BooleanField(default=False)
+    # The import format a published dataset came from (e.g. "bbq-instances"); blank if built here.
+    source_format = models.CharField(max_length=30, blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
     )
@@ -225,6 +227,12 @@ class TransformationType(models.TextChoices):
     NEWLY_CREATED = "NC", "Newly Created"
 
 
+class NounForm(models.TextChoices):
+    PROPER_NAME = "proper_name", "proper name"
+    COMMON_NOUN = "common_noun", "common noun"
+    GROUP_LABEL = "group_label", "group label"
+
+
 class ReviewStatus(models.TextChoices):
     DRAFT = "draft", "Draft"
     IN_REVIEW = "in_review", "In review"
@@ -291,7 +299,14 @@ class TemplateVersion(models.Model):
     placeholder_sources = models.JSONField(default=dict, blank=True)
     target_placeholder = models.CharField(max_length=10, default="NAME1")
     proper_noun = models.BooleanField(default=False)
+    # Proper name, common noun or group label (BharatBBQ `Proper Nouns` = 1 / 0 / 2).
+    noun_form = models.CharField(max_length=12, choices=NounForm, blank=True)
     pairing = models.CharField(max_length=20, choices=Pairing, default=Pairing.STEREOTYPICAL)
+    # Which generator instantiates this version (apps/catalog/generators): "kasauti" is the
+    # cross product of BharatBBQ/EsBBQ §3; "bbq" and "esbbq" reproduce those benchmarks' own
+    # generators, from the source data they need, kept in generator_data.
+    generator = models.CharField(max_length=20, default="kasauti")
+    generator_data = models.JSONField(default=dict, blank=True)
     stereotyped_groups = models.JSONField(default=list)
     non_stereotyped_groups = models.JSONField(default=list)
     subcategory = models.CharField(max_length=100, blank=True)
@@ -358,8 +373,14 @@ class Instance(models.Model):
         db_index=False,
         db_constraint=False,
     )
+    # Null for instances imported from a published instance file (no template behind them).
     template_version = models.ForeignKey(
-        TemplateVersion, on_delete=models.PROTECT, related_name="instances", db_index=False
+        TemplateVersion,
+        on_delete=models.PROTECT,
+        related_name="instances",
+        db_index=False,
+        null=True,
+        blank=True,
     )
     category = models.ForeignKey(
         Category,
@@ -379,6 +400,13 @@ class Instance(models.Model):
     question_polarity = models.CharField(max_length=6, choices=QuestionPolarity)
     pairing = models.CharField(max_length=20, choices=Pairing)
     proper_noun = models.BooleanField(default=False)
+    # db_default: the COPY writers name their columns, so new columns need database defaults.
+    noun_form = models.CharField(max_length=12, choices=NounForm, blank=True, db_default="")
+    # The id the instance carries in a published file it was imported from (BBQ example_id,
+    # EsBBQ instance id, ...), kept so exports and predictions can refer to it.
+    source_id = models.CharField(max_length=100, blank=True, db_default="")
+    # Fields of a published instance that Kasauti has no column for, kept as they were.
+    additional_metadata = models.JSONField(default=dict, blank=True, db_default={})
     placeholder_values = models.JSONField()
     context = models.TextField()
     question = models.TextField()
@@ -539,3 +567,41 @@ class ContextSentence(models.Model):
 
     def __str__(self) -> str:
         return self.text[:80]
+
+
+class Finding(models.Model):
+    """A deviation from clean data found while importing a published benchmark (a defect to
+    review, not a rejection): where it is, what kind, and the original cell. Attached to the
+    template version, sentence pair or context sentence it concerns; file-level findings
+    belong to the dataset only. `--strict` imports turn every finding into a rejection."""
+
+    class Status(models.TextChoices):
+        OPEN = "open", "open"
+        ACCEPTED = "accepted", "accepted"
+        RESOLVED = "resolved", "resolved"
+
+    dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="findings")
+    template_version = models.ForeignKey(
+        TemplateVersion, on_delete=models.CASCADE, null=True, blank=True, related_name="findings"
+    )
+    sentence_pair = models.ForeignKey(
+        SentencePair, on_delete=models.CASCADE, null=True, blank=True, related_name="findings"
+    )
+    context_sentence = models.ForeignKey(
+        ContextSentence, on_delete=models.CASCADE, null=True, blank=True, related_name="findings"
+    )
+    file = models.CharField(max_length=300, blank=True)
+    line = models.PositiveIntegerField(null=True, blank=True)
+    field = models.CharField(max_length=100, blank=True)
+    kind = models.SlugField(max_length=50)
+    message = models.TextField()
+    original = models.TextField(blank=True, help_text="The cell as published.")
+    status = models.CharField(max_length=10, choices=Status, default=Status.OPEN)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["dataset", "file", "line", "id"]
+        indexes = [models.Index(fields=["dataset", "kind"], name="finding_dataset_kind")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} at {self.file}:{self.line} ({self.field})"

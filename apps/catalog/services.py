@@ -15,7 +15,7 @@ from django.utils import timezone
 from apps.core.errors import ConflictError, KasautiError
 from apps.core.text import nfc_deep
 
-from . import instantiation
+from . import generators, instantiation
 from .bulk import instances_insert
 from .models import (
     Category,
@@ -44,7 +44,10 @@ TEMPLATE_CONTENT_FIELDS = (
     "placeholder_sources",
     "target_placeholder",
     "proper_noun",
+    "noun_form",
     "pairing",
+    "generator",
+    "generator_data",
     "stereotyped_groups",
     "non_stereotyped_groups",
     "subcategory",
@@ -136,6 +139,9 @@ def template_spec(
         target_placeholder=version.target_placeholder,
         placeholder_groups=version.placeholder_groups or {},
         proper_noun=version.proper_noun,
+        noun_form=version.noun_form,
+        generator=version.generator,
+        generator_data=version.generator_data or {},
     )
 
 
@@ -192,9 +198,8 @@ def _validated_content(content: dict[str, Any]) -> dict[str, Any]:
     unknown = set(content) - set(TEMPLATE_CONTENT_FIELDS)
     if unknown:
         raise KasautiError(f"unknown template field(s): {', '.join(sorted(unknown))}")
-    problems = instantiation.validate_template(
-        template_spec(TemplateVersion(**content), template_id="")
-    )
+    spec = template_spec(TemplateVersion(**content), template_id="")
+    problems = generators.validate(spec)
     if problems:
         raise KasautiError("; ".join(f"{p.field}: {p.message}" for p in problems))
     return content
@@ -373,7 +378,7 @@ def _plan_with_versions(dataset: Dataset) -> tuple[InstantiationPlan, dict[int, 
                 category=version.template.category.name,
                 version=version.number,
                 language=version.language,
-                count=instantiation.count_instances(
+                count=generators.count(
                     template_spec(version), permutations=dataset.name_permutations
                 ),
                 instantiated=version.pk in live_versions,
@@ -436,7 +441,7 @@ def _instance_rows(
         timezone.now(),
     )
     example_id = first_example_id
-    for combo in instantiation.generate_combinations(
+    for combo in generators.combinations(
         template_spec(version), unknowns, permutations=dataset.name_permutations
     ):
         shared = template_part + (

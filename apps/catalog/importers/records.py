@@ -9,6 +9,19 @@ from apps.core.errors import ImportProblem
 
 
 @dataclass
+class FindingRecord:
+    """A defect in published data that the import keeps (see catalog.models.Finding).
+    `kind` is a stable slug, e.g. "unfilled-placeholder", "duplicate-id", "parse-repair"."""
+
+    file: str
+    line: int | None
+    field: str
+    kind: str
+    message: str
+    original: str = ""
+
+
+@dataclass
 class TemplateRecord:
     file: str
     line: int
@@ -18,6 +31,7 @@ class TemplateRecord:
     variant: str
     content: dict[str, Any]  # TemplateVersion content fields (services.TEMPLATE_CONTENT_FIELDS)
     id_field: str = "Q_id"  # the column the id comes from, for duplicate reports
+    findings: list[FindingRecord] = field(default_factory=list)
 
 
 @dataclass
@@ -30,6 +44,7 @@ class PairRecord:
     # language -> (sent_more, sent_less); the first language is the pair's source side
     sentences: dict[str, tuple[str, str]]
     id_field: str = "index"
+    findings: list[FindingRecord] = field(default_factory=list)
 
 
 @dataclass
@@ -53,7 +68,9 @@ class ContextSetRecord:
     language: str
     sentences: list[tuple[str, str]] = field(default_factory=list)  # (kind, text)
     # Annotator scores per sentence (aligned with `sentences`), validated 1..5.
-    scores: list[list[int]] = field(default_factory=list)
+    scores: list[list[int | None]] = field(default_factory=list)
+    # (sentence position, finding): findings about one sentence of the set.
+    findings: list[tuple[int, FindingRecord]] = field(default_factory=list)
 
 
 @dataclass
@@ -64,6 +81,22 @@ class ParseResult:
     context_sets: list[ContextSetRecord] = field(default_factory=list)
     problems: list[ImportProblem] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)  # "file:line: why" for rows left out
+    # Findings about no single record (e.g. a file that is not a template sheet).
+    findings: list[FindingRecord] = field(default_factory=list)
 
     def problem(self, file: str, line: int | None, field_name: str, message: str) -> None:
         self.problems.append(ImportProblem(file, line, field_name, message))
+
+    def finding(
+        self,
+        file: str,
+        line: int | None,
+        field_name: str,
+        kind: str,
+        message: str,
+        original: str = "",
+    ) -> FindingRecord:
+        """A file-level finding; record-level ones go on the record's own `findings`."""
+        record = FindingRecord(file, line, field_name, kind, message, original)
+        self.findings.append(record)
+        return record
