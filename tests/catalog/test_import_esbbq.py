@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from apps.catalog.generators import esbbq
+from apps.catalog.generators import esbbq, esbbq_text
 from apps.catalog.importers import ImportFile, benchmark_import, parse_import
 from apps.catalog.models import Instance, Template
 from apps.catalog.services import dataset_instantiate, instantiation_plan
@@ -199,10 +199,10 @@ def test_catalan_columns_contractions_and_the_other_language_dropped() -> None:
 
 
 def test_spanish_contractions() -> None:
-    assert esbbq.fix_language("Fui a el cine de el barrio. A el final, no.", "es") == (
+    assert esbbq_text.fix_language("Fui a el cine de el barrio. A el final, no.", "es") == (
         "Fui al cine del barrio. Al final, no."
     )
-    assert esbbq.fix_language("un testigo de Jehová", "es") == "un que es testigo de Jehová"
+    assert esbbq_text.fix_language("un testigo de Jehová", "es") == "un que es testigo de Jehová"
 
 
 @pytest.mark.parametrize(
@@ -215,7 +215,7 @@ def test_spanish_contractions() -> None:
     ],
 )
 def test_sentence_capitalisation(text: str, expected: str) -> None:
-    assert esbbq.capitalize_sentences(text) == expected
+    assert esbbq_text.capitalize_sentences(text) == expected
 
 
 RELIGION_VOCABULARY = [

@@ -28,7 +28,6 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import product
 from typing import Any
 
 from apps.catalog.instantiation import (
@@ -42,28 +41,24 @@ from apps.catalog.instantiation import (
     TemplateSpec,
 )
 
+from .esbbq_text import (
+    GenerationError,
+    finish_text,
+    first_row,
+    flip_names,
+    group_by_specifiers,
+    is_set,
+    lexical_combinations,
+    parse_list,
+    parse_mapping,
+    split_and_strip,
+    unique,
+    word_in_str,
+)
+
 GENERATOR = "esbbq"
 LANGUAGES = ("es", "ca")
 
-# utils.ling_replacements, verbatim: applied in order to every filled text.
-LING_REPLACEMENTS: dict[str, list[tuple[str, str]]] = {
-    "es": [
-        (r"\bde el\b", "del"),
-        (r"\b([aA]) el\b", r"\1l"),
-        ("testigo de Jehová", "que es testigo de Jehová"),
-    ],
-    "ca": [
-        (r"\bde el(s?)\b", r"del\1"),
-        (r"\b([aA]) el(s?)\b", r"\1l\2"),
-        (r"\bde ([aAeEèÈéÉiIoOòÒóÓuUhH])", r"d'\1"),
-        (r"\bd'io", r"de io"),
-        ("testimoni de Jehovà", "que és testimoni de Jehovà"),
-    ],
-}
-_COMPILED_REPLACEMENTS = {
-    language: [(re.compile(pattern), replacement) for pattern, replacement in rules]
-    for language, rules in LING_REPLACEMENTS.items()
-}
 # The columns fill_template processes, in its order (the order decides which NAME variable
 # is met first, and so which form the answer_info reports).
 FILLED_COLUMNS = (
@@ -91,10 +86,6 @@ _WHITE = ("blanco", "blanc")
 _VARIABLE_RE = re.compile(r"\{\{([^\}]+)\}\}")
 
 
-class GenerationError(ValueError):
-    """The original script would stop on this row (an assertion or a lookup that fails)."""
-
-
 @dataclass(frozen=True)
 class EsbbqInstance:
     """One instance as the original script writes it (before its sequential instance_id)."""
@@ -115,156 +106,6 @@ class EsbbqInstance:
     # disambiguated instances are pro-stereotypical).
     negative_is_stereotyped: bool
     combination: int  # index of the filled row the instance comes from
-
-
-# --- utils.py helpers --------------------------------------------------------------------------
-
-
-def split_and_strip(text: str, sep: str) -> list[str]:
-    return [item.strip() for item in text.split(sep)]
-
-
-def parse_list(text: str) -> list[str]:
-    """utils.parse_list_from_string: "['a', 'b']"-like or comma-separated."""
-    text = (text or "").strip()
-    if not text:
-        return []
-    if text.startswith("[") and text.endswith("]"):
-        return [item.strip('"') for item in split_and_strip(text[1:-1], ",")]
-    return split_and_strip(text, ",")
-
-
-def parse_mapping(text: str) -> dict[str, list[str]]:
-    """utils.parse_dict_from_string: "NAME1: [nieto]; NAME2: [abuelo]"."""
-    if not text:
-        return {}
-    text = text.replace('"', "")
-    pairs = [split_and_strip(part, ":") for part in split_and_strip(text, ";")]
-    result: dict[str, list[str]] = {}
-    for pair in pairs:
-        if len(pair) != 2:
-            raise GenerationError(f"cannot read {':'.join(pair)!r} as 'KEY: [values]'")
-        key, value = pair
-        result[re.sub(r"(\{\{?)|(\}\}?)", "", key)] = parse_list(value)
-    return result
-
-
-def group_by_specifiers(mapping: dict[str, list[str]]) -> dict[str, dict[str | None, list[str]]]:
-    """utils.group_by_specifiers: {"NAME1": {None: [...], "def": [...], "indef": [...]}}."""
-    grouped: dict[str, dict[str | None, list[str]]] = {}
-    for key, words in mapping.items():
-        if "-" in key:
-            parts = key.split("-")
-            if len(parts) != 2:
-                raise GenerationError(f"cannot read the key {key!r}")
-            label, specifier = parts[0], parts[1]
-        else:
-            label, specifier = key, None
-        grouped.setdefault(label, {})[specifier] = words
-    for sub in grouped.values():
-        if set(sub) == {"indef", "def"}:
-            source = sub.get("indef", sub.get("def")) or []
-            bare = []
-            for phrase in source:
-                if " " not in phrase:
-                    raise GenerationError(f"{phrase!r} has no article to drop")
-                bare.append(phrase[phrase.index(" ") + 1 :])
-            sub[None] = bare
-    for label, sub in grouped.items():
-        if len({len(words) for words in sub.values()}) != 1:
-            raise GenerationError(f"Lists for {label} don't match: {sub}")
-    return grouped
-
-
-def lexical_combinations(grouped: dict[str, dict[str | None, list[str]]]) -> list[dict[str, int]]:
-    """utils.get_lex_div_combinations: index choices for WORD1, WORD2, ... in key order."""
-    labels = list(grouped)
-    lengths = [len(next(iter(grouped[label].values()))) for label in labels]
-    return [
-        dict(zip(labels, choice, strict=True)) for choice in product(*(range(n) for n in lengths))
-    ]
-
-
-def flip_names(text: str) -> str:
-    return text.replace("NAME1", "TMP").replace("NAME2", "NAME1").replace("TMP", "NAME2")
-
-
-# The Spanish Punkt model (nltk.sent_tokenize(language="spanish")) splits after ., ? and ! when
-# whitespace and another token follow, unless the word before the period is an abbreviation it
-# learnt. Only the first letter of each sentence changes, and the sentences are re-joined with one
-# space; this reproduces that on EsBBQ's templates.
-_SENTENCE_END_RE = re.compile(r"[.?!]+[\"')\]}»”’]*(?=\s+\S)")
-_ABBREVIATIONS = frozenset({"sr", "sra", "srta", "dr", "dra", "ud", "uds", "etc", "p. ej", "ej"})
-
-
-def sentences(text: str) -> list[str]:
-    parts: list[str] = []
-    start = 0
-    for match in _SENTENCE_END_RE.finditer(text):
-        before = text[start : match.start()].split()
-        word = before[-1].lower() if before else ""
-        if match.group().startswith(".") and word in _ABBREVIATIONS:
-            continue
-        parts.append(text[start : match.end()].strip())
-        start = match.end()
-    tail = text[start:].strip()
-    if tail:
-        parts.append(tail)
-    return [part for part in parts if part]
-
-
-def capitalize_sentences(text: str) -> str:
-    """utils.capitalize_sents."""
-    result = []
-    for sent in sentences(text):
-        if sent[0] in ("¿", "¡"):
-            if len(sent) < 2:
-                raise GenerationError(f"sentence {sent!r} has nothing after {sent[0]}")
-            sent = sent[0] + sent[1].upper() + sent[2:]
-        else:
-            sent = sent[0].upper() + sent[1:]
-        result.append(sent)
-    return " ".join(result)
-
-
-def fix_language(text: str, language: str) -> str:
-    for pattern, replacement in _COMPILED_REPLACEMENTS[language]:
-        text = pattern.sub(replacement, text)
-    return text
-
-
-@lru_cache(maxsize=65536)
-def _finish(text: str, language: str) -> str:
-    """Capitalisation then contractions, as fill_template does to every filled text (cached:
-    the same question or answer text recurs across many value combinations)."""
-    return fix_language(capitalize_sentences(text), language)
-
-
-def word_in_str(word: str, text: str) -> bool:
-    word = re.sub(r"^(el |la |al |els |las |los |l')", "", word)
-    return bool(re.search(rf"(?:(?<=\b)|(?<=\')){re.escape(word)}\b", text, flags=re.IGNORECASE))
-
-
-def is_set(value: Any) -> bool:
-    """pandas truthiness of a cell read as text: "" and "0" are false, as 0 and NaN->"" are."""
-    text = str(value or "").strip()
-    if not text:
-        return False
-    try:
-        return float(text) != 0
-    except ValueError:
-        return True
-
-
-def _unique(values: list[str]) -> list[str]:
-    return list(dict.fromkeys(values))
-
-
-def _first(rows: list[dict[str, str]], **where: str) -> dict[str, str]:
-    for row in rows:
-        if all(row.get(key, "") == value for key, value in where.items()):
-            return row
-    raise GenerationError(f"no vocabulary row with {where}")
 
 
 # --- the generator -----------------------------------------------------------------------------
@@ -419,9 +260,9 @@ def _row_instances(
             names = [p for p in proper_names if p.get("ethnicity") in _WHITE]
             if not names:
                 raise GenerationError("no white proper names in the vocabulary")
-            name1_list = _unique([p["proper_name"] for p in names if p.get("gender") == "f"])
+            name1_list = unique([p["proper_name"] for p in names if p.get("gender") == "f"])
             name1_info_of.update(dict.fromkeys(name1_list, "f"))
-            name2_list = _unique([p["proper_name"] for p in names if p.get("gender") == "m"])
+            name2_list = unique([p["proper_name"] for p in names if p.get("gender") == "m"])
             name2_info_of.update(dict.fromkeys(name2_list, "m"))
         else:
             names = [p for p in proper_names if p.get("ethnicity") in _WHITE]
@@ -429,7 +270,7 @@ def _row_instances(
             name1_list = [p["proper_name"] for p in names]
     else:
         if category == "SES" and subcategory == "Occupation":
-            name1_list = _unique([v["name"] for v in vocabulary_category])
+            name1_list = unique([v["name"] for v in vocabulary_category])
         elif category != "Gender":
             name1_list = list(ctx.bias_targets)
         if not name2_list:
@@ -437,7 +278,7 @@ def _row_instances(
             if non_stereotyped:
                 name2_list = parse_list(non_stereotyped)
             else:
-                name2_list = _unique(
+                name2_list = unique(
                     [
                         v["name"]
                         for v in vocabulary_category
@@ -482,8 +323,8 @@ def _row_instances(
                     ]
                 name2_list = [p["proper_name"] for p in other_names]
             elif subcategory == "Occupation":
-                name1_info = _first(vocabulary_category, name=name1).get("information", "")
-                name2_list = _unique(
+                name1_info = first_row(vocabulary_category, name=name1).get("information", "")
+                name2_list = unique(
                     [v["name"] for v in vocabulary_category if v.get("information") != name1_info]
                 )
         elif category == "RaceEthnicity" and ctx.proper_names_only:
@@ -518,8 +359,8 @@ def _row_instances(
                 if row_info2 and row_info2 != name2_info:
                     name2_info = f"{name2_info}, {row_info2}"
             elif category == "SES" and subcategory == "Occupation":
-                name1_info = _first(vocabulary, name=name1).get("information", "")
-                name2_info = _first(vocabulary, name=name2).get("information", "")
+                name1_info = first_row(vocabulary, name=name1).get("information", "")
+                name2_info = first_row(vocabulary, name=name2).get("information", "")
             if not name1_info:
                 name1_info = name1
             if not name2_info:
@@ -560,7 +401,7 @@ def _fill(
                         )
                     substitute = person.get("proper_name_def", "")
                 if selected in vocabulary_names and ctx.stated_gender == "f":
-                    entry = _first(ctx.vocabulary_category, name=selected)
+                    entry = first_row(ctx.vocabulary_category, name=selected)
                     substitute = entry.get("f") or selected
                 if "-" in variable:
                     parts = variable.split("-")
@@ -572,7 +413,7 @@ def _fill(
                         and ctx.category == "SES"
                         and ctx.row.get("subcategory") == "Occupation"
                     ):
-                        entry = _first(ctx.vocabulary_category, name=selected)
+                        entry = first_row(ctx.vocabulary_category, name=selected)
                         key = "f_def" if ctx.stated_gender == "f" else "name_def"
                         substitute = entry.get(key, "")
                     else:
@@ -608,7 +449,7 @@ def _fill(
                 )
             new_text = new_text.replace("{{" + variable + "}}", substitute).strip()
             values[variable] = substitute
-        filled[column] = _finish(new_text, ctx.language)
+        filled[column] = finish_text(new_text, ctx.language)
     return filled, values
 
 
