@@ -16,6 +16,8 @@ from typing import Protocol
 from apps.catalog import instantiation
 from apps.catalog.instantiation import Combination, Problem, TemplateSpec
 
+from .bbq import BbqGenerator
+
 
 class Generator(Protocol):
     def validate(self, spec: TemplateSpec) -> list[Problem]: ...
@@ -44,7 +46,10 @@ class KasautiGenerator:
         )
 
 
-GENERATORS: dict[str, Generator] = {"kasauti": KasautiGenerator()}
+GENERATORS: dict[str, Generator] = {
+    "kasauti": KasautiGenerator(),
+    "bbq": BbqGenerator(),
+}
 
 
 def get(name: str) -> Generator:

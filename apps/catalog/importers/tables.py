@@ -39,6 +39,9 @@ class Row:
 
     line: int
     cells: dict[str, str]
+    # The cells as published (NFC, not stripped): generators that reproduce a benchmark's own
+    # output need its stray spaces too (BBQ keeps answer texts as written).
+    raw: dict[str, str] = field(default_factory=dict)
 
     def get(self, key: str) -> str:
         return self.cells.get(key, "")
@@ -167,10 +170,9 @@ def _header_keys(header: Iterable[str], table: Table) -> list[str | None]:
 def _append_row(table: Table, keys: list[str | None], values: list[str], line: int) -> None:
     if not any(v.strip() for v in values):
         return  # blank lines and empty spreadsheet rows carry nothing
-    cells = {
-        key: nfc(value).strip() for key, value in zip(keys, values, strict=False) if key is not None
-    }
-    table.rows.append(Row(line=line, cells=cells))
+    raw = {key: nfc(value) for key, value in zip(keys, values, strict=False) if key is not None}
+    cells = {key: value.strip() for key, value in raw.items()}
+    table.rows.append(Row(line=line, cells=cells, raw=raw))
 
 
 def apply_aliases(table: Table, aliases: dict[str, str]) -> None:
@@ -181,6 +183,8 @@ def apply_aliases(table: Table, aliases: dict[str, str]) -> None:
             for row in table.rows:
                 if alias in row.cells:
                     row.cells[canonical] = row.cells.pop(alias)
+                if alias in row.raw:
+                    row.raw[canonical] = row.raw.pop(alias)
 
 
 def missing_columns(table: Table, required: Iterable[str]) -> Iterator[ImportProblem]:
