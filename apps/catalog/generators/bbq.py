@@ -134,8 +134,10 @@ def _is_target(spec: TemplateSpec, group: object, text: str) -> bool:
         return code in known
     if data.get("category") == "Nationality" and text.strip().lower() in ", ".join(known):
         return True
-    return code in known or any(code in k for k in known) or (
-        "trans" in known and code.startswith("trans")
+    return (
+        code in known
+        or any(code in k for k in known)
+        or ("trans" in known and code.startswith("trans"))
     )
 
 

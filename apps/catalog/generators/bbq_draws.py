@@ -284,9 +284,7 @@ def intersectional_draws(data: dict, rng: random.Random) -> list[Draw]:
     nontarget_var2 = _other_var2(target_var2)
 
     def ses_words(matching: bool) -> list[str]:
-        return _unique(
-            [v[2] for v in vocab if v[0] == "SES" and (v[3] == target_var2) == matching]
-        )
+        return _unique([v[2] for v in vocab if v[0] == "SES" and (v[3] == target_var2) == matching])
 
     if (cat == "Race_x_gender" and not has_proper) or names_cell != "":
         try:
@@ -356,13 +354,13 @@ def intersectional_draws(data: dict, rng: random.Random) -> list[Draw]:
                     for same, diff in zip(same_race, diff_race, strict=True)
                 ]
             else:
+                # a: same race, other gender; b: other race, same gender; c: both differ.
+                same_race = [v for v in first_full if v[3] == ethnicity]
+                other_race = [v for v in first_full if v[3] != ethnicity]
                 groups = [
-                    _sample(rng, [v for v in first_full if keep(v)], 5, what)
-                    for keep, what in (
-                        (lambda v: v[3] == ethnicity and v[2] != gender, "names a"),
-                        (lambda v: v[3] != ethnicity and v[2] == gender, "names b"),
-                        (lambda v: v[3] != ethnicity and v[2] != gender, "names c"),
-                    )
+                    _sample(rng, [v for v in same_race if v[2] != gender], 5, "names (a)"),
+                    _sample(rng, [v for v in other_race if v[2] == gender], 5, "names (b)"),
+                    _sample(rng, [v for v in other_race if v[2] != gender], 5, "names (c)"),
                 ]
                 new_word_list = [
                     [full_name(a, info2_by_name), full_name(b, info2_by_name),

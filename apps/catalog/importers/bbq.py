@@ -9,15 +9,11 @@ Lexical_diversity, NAME1_info, NAME2_info, Known_anti-stereotyped-groups,
 Relevant_social_values, Stated_gender_info, Notes (source URLs), Transformation_type,
 Transformation_reason, Original_BBQ_id.
 
-Who is the stereotyped NAME:
-* BharatBBQ states it through `Pairing`: `biased` = the NAME in Answer_negative is the
-  stereotyped group, `anti` = the NAME in Answer_non_negative is.
-* BBQ does not: the NAME whose values or NAMEn_info code appear in Known_stereotyped_groups is
-  the target, and the template is stereotypical iff Answer_negative names it. Templates with no
-  Names take NAME1/NAME2 from a `vocabulary.csv` given among the files (NAME1 = the category's
-  names in Known_stereotyped_groups, NAME2 = the others, all of them: no downsampling), or for
-  proper-noun templates from `vocabulary_proper_names.csv` (first names whose ethnicity or
-  gender is a stereotyped group vs the other first names; no random last names).
+Who is the stereotyped NAME: BharatBBQ states it through `Pairing`: `biased` = the NAME in
+Answer_negative is the stereotyped group, `anti` = the NAME in Answer_non_negative is.
+
+BBQ's own template sheets are read by bbq_templates.BbqReader (BBQ's generator reproduced);
+it is re-exported here so that `bbq.BbqReader` keeps working.
 """
 
 from __future__ import annotations
@@ -37,10 +33,8 @@ from .templates import (
     TemplateDraft,
     finish_template,
     notes_text,
-    pairing_for,
     read_lists,
     read_texts,
-    target_from_groups,
     transformation,
 )
 from .values import parse_flag, parse_group_list

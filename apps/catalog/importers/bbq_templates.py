@@ -30,7 +30,7 @@ from collections import Counter
 from typing import Any
 
 from apps.catalog.generators.bbq import UNKNOWN_OPTIONS, BbqGenerator
-from apps.catalog.generators.bbq_draws import INTERSECTIONAL, DrawError, return_list_from_string
+from apps.catalog.generators.bbq_draws import INTERSECTIONAL, return_list_from_string
 from apps.catalog.instantiation import (
     ANTI_STEREOTYPICAL,
     STEREOTYPED,
@@ -119,8 +119,7 @@ class BbqReader(Reader):
     template_format = True
 
     def __init__(self, *, language: str = "en", category: str = "", seed: int = 0) -> None:
-        super().__init__(language=language, category=category)
-        self.seed = seed
+        super().__init__(language=language, category=category, seed=seed)
         self.vocabulary: list[list[str]] = []
         self.proper_names: list[list[str]] = []
         self.has_vocabulary = False
@@ -226,9 +225,7 @@ class BbqReader(Reader):
                 f"published; this one is {external_id}",
                 q_id,
             )
-        cells = {
-            key: (row.raw.get(key, "") if table.has(key) else None) for key in ROW_CELLS
-        }
+        cells = {key: (row.raw.get(key, "") if table.has(key) else None) for key in ROW_CELLS}
         proper = cells.get("proper_nouns_only") == "TRUE"
         if not self._vocabulary_available(table, row, cat, cells, proper, result):
             return
@@ -259,7 +256,9 @@ class BbqReader(Reader):
         problems = generator.validate(spec)
         if problems:
             for problem in problems:
-                result.problem(file, line, table.label(_problem_column(problem.field)), problem.message)
+                result.problem(
+                    file, line, table.label(_problem_column(problem.field)), problem.message
+                )
             return
         combinations = list(generator.combinations(spec, UNKNOWN_OPTIONS, permutations=False))
         findings.extend(_findings(table, row, combinations))
@@ -267,7 +266,9 @@ class BbqReader(Reader):
         if combinations:
             first = combinations[0]
             negative = first.variants[1][6]  # the (neg, disambig) instance's label
-            pairing = STEREOTYPICAL if first.option_roles[negative] == STEREOTYPED else ANTI_STEREOTYPICAL
+            pairing = (
+                STEREOTYPICAL if first.option_roles[negative] == STEREOTYPED else ANTI_STEREOTYPICAL
+            )
         content = {
             **texts,
             "language": self.language,
@@ -392,6 +393,17 @@ def _findings(table: Table, row: Row, combinations: list) -> list[FindingRecord]
                 file, line, table.label("lexical_diversity"), "unfilled-placeholder",
                 f"{token} is left in the generated text (nothing fills it, as published)",
                 row.raw.get("lexical_diversity", ""),
+            )
+        )  # fmt: skip
+    lex = row.raw.get("lexical_diversity", "")
+    uses_word2 = any("{{WORD2}}" in row.raw.get(key, "") for key in TEXTS)
+    if len(lex) > 1 and uses_word2 and len(return_list_from_string(lex)[1]) <= 1:
+        out.append(
+            FindingRecord(
+                file, line, table.label("lexical_diversity"), "unfilled-placeholder",
+                "{{WORD2}} is used but Lexical_diversity gives it no list of two or more values "
+                "(or not as its last entry): BBQ's generator writes it as an empty string",
+                lex,
             )
         )  # fmt: skip
     if overlap:

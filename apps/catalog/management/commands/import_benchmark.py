@@ -33,9 +33,18 @@ class Command(BaseCommand):
             default="",
             help="indicasa: category when the file is not named 'IndiCASA_dataset - <cat>.csv'.",
         )
+        parser.add_argument(
+            "--seed",
+            type=int,
+            default=0,
+            help="bbq: seed of the name and word draws BBQ's generator makes (recorded with "
+            "each template; the same seed reproduces the same instances). Default 0.",
+        )
         parser.add_argument("files", nargs="+", metavar="FILE")
 
-    def handle(self, *args, fmt: str, dataset: str, language: str, category: str, files, **kw):
+    def handle(
+        self, *args, fmt: str, dataset: str, language: str, category: str, seed: int, files, **kw
+    ):
         uploads: list[ImportFile] = []
         missing: list[ImportProblem] = []
         for name in files:
@@ -52,7 +61,7 @@ class Command(BaseCommand):
                         instances_parse(fmt=fmt, files=uploads)
                         if fmt in INSTANCE_FORMATS
                         else parse_import(
-                            fmt=fmt, files=uploads, language=language, category=category
+                            fmt=fmt, files=uploads, language=language, category=category, seed=seed
                         )
                     )
                     if uploads
@@ -69,6 +78,7 @@ class Command(BaseCommand):
                     files=uploads,
                     language=language,
                     category=category,
+                    seed=seed,
                 )
         except ImportRejected as rejected:
             self.stderr.write(str(rejected))
