@@ -139,9 +139,9 @@ def parse_import(
             result.problem(upload.name, None, "file", "the file has a header but no data rows")
             continue
         tables.append(table)
-    reader_class(language=nfc(language.strip()), category=nfc(category), seed=seed).read(
-        tables, result
-    )
+    reader = reader_class(language=nfc(language.strip()), category=nfc(category))
+    reader.seed = seed  # set, not passed: readers with their own __init__ need not know it
+    reader.read(tables, result)
     _check_duplicates(result)
     return result
 
