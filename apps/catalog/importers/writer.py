@@ -36,7 +36,8 @@ from apps.core.errors import ImportProblem, ImportRejected, KasautiError
 from apps.core.text import nfc, nfc_deep
 
 from .base import Reader
-from .bbq import BbqReader, BharatBbqReader
+from .bbq import BbqReader
+from .bharatbbq import BharatBbqReader
 from .esbbq import CaBbqReader, EsBbqReader
 from .indibias import IndiBiasReader
 from .indicasa import IndiCasaReader
