@@ -7,10 +7,11 @@ from __future__ import annotations
 import io
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 
 from apps.catalog.importers import ImportFile, benchmark_import, parse_import
-from apps.catalog.models import Dataset, Instance, Template
+from apps.catalog.models import Dataset, Finding, Instance, Template
 from apps.catalog.services import dataset_instantiate, instantiation_plan
 from apps.core.errors import ImportRejected
 
@@ -241,6 +242,10 @@ def test_imports_with_findings_write_the_templates() -> None:
     report = benchmark_import(dataset_name="bbq", fmt="bbq", files=FINDING_FILES())
     assert report.templates.created == 7
     assert Template.objects.filter(external_id="Age-1a~2").exists()
+    # Stored with the template version they concern.
+    stored = Finding.objects.get(kind="category-label")
+    assert stored.template_version.template.external_id == "Race_x_gender-1"
+    assert stored.original == "Gender_x_race"
 
 
 def test_rows_the_original_generator_fails_on_reject_the_import() -> None:
@@ -279,3 +284,19 @@ def test_command_passes_the_seed(tmp_path) -> None:
     version = Template.objects.get(external_id="Religion-3").current_version
     assert version.generator_data["seed"] == 42
     assert "skipped new_templates - Filler_items.csv" in out.getvalue()
+
+
+def test_api_takes_the_seed(researcher_client) -> None:
+    response = researcher_client.post(
+        "/api/imports/",
+        {
+            "format": "bbq",
+            "dataset": "api",
+            "seed": "5",
+            "files": [SimpleUploadedFile(upload.name, upload.data) for upload in files()],
+        },
+        format="multipart",
+    )
+    assert response.status_code == 201, response.json()
+    version = Template.objects.get(external_id="Age-1a").current_version
+    assert version.generator_data["seed"] == 5

@@ -529,21 +529,26 @@ class CsvFormat:
 
     def header_names(self, file_info: dict[str, Any]) -> list[str]:
         header = file_info.get("header", "")
-        cache = self.__dict__.setdefault("_headers", {})
-        if header not in cache:
-            cache[header] = next(csv.reader([header]), [])
-        return cache[header]
+        if header != getattr(self, "_header", None):
+            # Parsed once per file, not per row: a file's rows all share its header.
+            self._header = header
+            self._names = next(csv.reader([header]), [])
+        return self._names
 
     def render(self, values: Values, file_info: dict[str, Any]) -> str:
         meta = values["additional_metadata"]
         if "verbatim" in meta:
             return meta["verbatim"]
-        cells = {**meta.get("extra", {}), **self.row_cells(values)}
-        buffer = io.StringIO()
-        csv.writer(buffer, lineterminator="").writerow(
-            [cells.get(name, "") for name in self.header_names(file_info)]
-        )
-        return buffer.getvalue()
+        cells = meta.get("extra", {}) | self.row_cells(values)
+        if not hasattr(self, "_buffer"):
+            # One buffer and csv writer for all rows (emptied after each row).
+            self._buffer = io.StringIO()
+            self._writer = csv.writer(self._buffer, lineterminator="")
+        self._writer.writerow([cells.get(name, "") for name in self.header_names(file_info)])
+        text = self._buffer.getvalue()
+        self._buffer.seek(0)
+        self._buffer.truncate()
+        return text
 
 
 class BharatBbqCsvFormat(CsvFormat):

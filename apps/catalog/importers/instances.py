@@ -21,7 +21,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from apps.catalog import services
+from apps.catalog import compare, selectors, services
 from apps.catalog.bulk import instances_insert
 from apps.catalog.models import Dataset, Finding, Instance
 from apps.core.errors import ImportProblem, ImportRejected
@@ -301,3 +301,71 @@ def _write(dataset: Dataset, records: list[InstanceRecord]) -> None:
             )
 
     instances_insert(rows(), columns=_COLUMNS)
+
+
+# --- reproduction report -----------------------------------------------------------------------
+
+
+def published_format_detect(upload: ImportFile) -> str | None:
+    """Which instance format a file is, from its first line (EsBBQ and CaBBQ look alike:
+    esbbq-instances is returned for both; they differ only in language)."""
+    first = upload.data[:4096].decode("utf-8", errors="replace").lstrip("\ufeff").split("\n")[0]
+    if upload.name.lower().endswith(".jsonl"):
+        if '"instance_id"' in first:
+            return "esbbq-instances"
+        return "bbq-instances" if '"example_id"' in first else None
+    columns = first.strip().split(",")
+    if "Qid" in columns and "Option1" in columns:
+        return "bharatbbq-instances"
+    return "esbbq-instances" if "instance_id" in columns else None
+
+
+def published_compare(
+    *, dataset: Dataset, files: list[ImportFile], fmt: str = "", language: str = ""
+) -> compare.Comparison:
+    """Compare a dataset's instances with published instance files (nothing is written).
+    Raises ImportRejected if a file cannot be read."""
+    problems: list[ImportProblem] = []
+    if not fmt:
+        found = {published_format_detect(upload) for upload in files}
+        if None in found or len(found) != 1:
+            problems.append(
+                ImportProblem(
+                    ", ".join(upload.name for upload in files),
+                    None,
+                    "format",
+                    "cannot tell the format of every file (or they differ); give it with "
+                    f"--format ({', '.join(INSTANCE_FORMATS)})",
+                )
+            )
+        else:
+            fmt = found.pop()
+    if problems:
+        raise ImportRejected(problems)
+    parse = instances_parse(fmt=fmt, files=files)
+    if parse.problems:
+        raise ImportRejected(parse.problems)
+    if not language:
+        languages = set(
+            Instance.objects.filter(dataset=dataset, source_instance__isnull=True)
+            .values_list("language", flat=True)
+            .distinct()
+        )
+        language = languages.pop() if len(languages) == 1 else INSTANCE_READERS[fmt].language
+    published = [
+        compare.Item(
+            category=record.category,
+            question_index=record.values["question_index"],
+            context_condition=record.values["context_condition"],
+            question_polarity=record.values["question_polarity"],
+            context=record.values["context"],
+            question=record.values["question"],
+            answers=(record.values["ans0"], record.values["ans1"], record.values["ans2"]),
+            label=record.values["label"],
+            roles=tuple(record.values["option_roles"]),
+            ref=f"{record.file}:{record.line}",
+        )
+        for record in parse.records
+    ]
+    kasauti = selectors.dataset_compare_items(dataset=dataset, language=language)
+    return compare.compare_instances(published=published, kasauti=kasauti)
