@@ -26,7 +26,7 @@ from apps.core.errors import ConflictError, KasautiError, NotReleasedError
 from apps.core.models import Job
 
 from .models import FileKind, Release, ReleaseFile, ReleaseInstance
-from .selectors import release_latest, release_rows
+from .selectors import release_instance_line_batches, release_latest, release_rows
 from .writers import WRITERS, HashingFile, batched
 
 COPY_BLOCK = 1024 * 1024
@@ -99,7 +99,8 @@ def _membership_insert(*, release: Release) -> int:
 
 def _files_write(*, release: Release, directory: Path, relative_dir: str) -> list[ReleaseFile]:
     """Write every kind in every format: one database pass per kind, fanned out to the three
-    writers batch by batch, each hashing as it writes."""
+    writers batch by batch, each hashing as it writes. On PostgreSQL the instances (the bulk
+    of any release) arrive already serialised; elsewhere (SQLite) as row dicts."""
     files: list[ReleaseFile] = []
     for kind in FileKind.values:
         with ExitStack() as stack:
@@ -113,9 +114,16 @@ def _files_write(*, release: Release, directory: Path, relative_dir: str) -> lis
                 # On failure the writer must let go before its file closes (close is
                 # idempotent; the directory is discarded anyway).
                 stack.callback(writers[file_format].close)
-            for batch in batched(release_rows(release=release, kind=kind)):
-                for writer in writers.values():
-                    writer.write_batch(batch)
+            if kind == FileKind.INSTANCES and connection.vendor == "postgresql":
+                # The database serialises the rows (JSONL and CSV lines); Python only parses
+                # the JSONL into Arrow for Parquet and moves bytes.
+                for line_batch in release_instance_line_batches(release=release):
+                    for writer in writers.values():
+                        writer.write_lines(line_batch)
+            else:
+                for batch in batched(release_rows(release=release, kind=kind)):
+                    for writer in writers.values():
+                        writer.write_batch(batch)
             for writer in writers.values():
                 writer.close()
             for file_format, writer in writers.items():
