@@ -25,7 +25,8 @@ from apps.catalog.services import instantiation_plan
 from apps.core.errors import ConflictError, KasautiError, NotReleasedError
 from apps.core.models import Job
 
-from .models import FileKind, Release, ReleaseFile, ReleaseInstance
+from .models import TABLE_KINDS, FileKind, Release, ReleaseFile, ReleaseInstance
+from .published import CONTENT_TYPES, published_file_write, release_is_published
 from .selectors import release_instance_line_batches, release_latest, release_rows
 from .writers import WRITERS, HashingFile, batched
 
@@ -53,9 +54,15 @@ def release_file_path(*, release_file: ReleaseFile) -> Path:
 def release_file_name(*, release_file: ReleaseFile) -> str:
     """Download name: <dataset>-r<number>-<kind>.<ext>."""
     release = release_file.release
-    extension = WRITERS[release_file.format].extension
+    writer = WRITERS.get(release_file.format)
+    extension = writer.extension if writer else release_file.format
     name = slugify(release.dataset.name) or "dataset"
     return f"{name}-r{release.number}-{release_file.kind}.{extension}"
+
+
+def release_file_content_type(*, release_file: ReleaseFile) -> str:
+    writer = WRITERS.get(release_file.format)
+    return writer.content_type if writer else CONTENT_TYPES[release_file.format]
 
 
 def sha256_digest_header(hex_digest: str) -> str:
@@ -102,7 +109,7 @@ def _files_write(*, release: Release, directory: Path, relative_dir: str) -> lis
     writers batch by batch, each hashing as it writes. On PostgreSQL the instances (the bulk
     of any release) arrive already serialised; elsewhere (SQLite) as row dicts."""
     files: list[ReleaseFile] = []
-    for kind in FileKind.values:
+    for kind in TABLE_KINDS:  # the published layout is written by apps.releases.published
         with ExitStack() as stack:
             sinks: dict[str, HashingFile] = {}
             writers = {}
@@ -114,9 +121,14 @@ def _files_write(*, release: Release, directory: Path, relative_dir: str) -> lis
                 # On failure the writer must let go before its file closes (close is
                 # idempotent; the directory is discarded anyway).
                 stack.callback(writers[file_format].close)
-            if kind == FileKind.INSTANCES and connection.vendor == "postgresql":
+            if (
+                kind == FileKind.INSTANCES
+                and connection.vendor == "postgresql"
+                and not release_is_published(release=release)
+            ):
                 # The database serialises the rows (JSONL and CSV lines); Python only parses
-                # the JSONL into Arrow for Parquet and moves bytes.
+                # the JSONL into Arrow for Parquet and moves bytes. (Published datasets take
+                # their rows from the published fields: row dicts.)
                 for line_batch in release_instance_line_batches(release=release):
                     for writer in writers.values():
                         writer.write_lines(line_batch)
@@ -194,6 +206,9 @@ def release_create(*, dataset: Dataset, created_by=None, notes: str = "") -> Rel
             tmp_dir.mkdir()
             ReleaseFile.objects.bulk_create(
                 _files_write(release=release, directory=tmp_dir, relative_dir=relative_dir)
+                + published_file_write(
+                    release=release, directory=tmp_dir, relative_dir=relative_dir
+                )
             )
             if final_dir.exists():
                 # No committed release owns this number (we hold the lock), so this is the

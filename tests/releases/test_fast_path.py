@@ -130,9 +130,7 @@ def test_database_serialised_rows_write_the_same_bytes(hostile_release, monkeypa
     assert "हिन्दी".encode() in actual["jsonl"] and b"\r\n" in actual["csv"]
 
 
-def test_release_create_takes_the_fast_path_and_agrees_with_row_dicts(
-    hostile_release, monkeypatch
-):
+def test_release_create_takes_the_fast_path_and_agrees_with_row_dicts(hostile_release, monkeypatch):
     calls = []
     original = selectors.release_instance_line_batches
 
