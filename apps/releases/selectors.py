@@ -7,7 +7,10 @@ deterministic: category name, language, then the kind's own id.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import queue
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -27,7 +30,7 @@ from apps.catalog.models import (
 
 from .models import FileKind, Release, ReleaseFile
 from .published import published_instance_rows, release_is_published
-from .writers import LINES_PER_BATCH, LineBatch
+from .writers import LineBatch, jsonl_batches
 
 CHUNK_SIZE = 5000
 ANSWER_KEYS = ("ans0", "ans1", "ans2")
@@ -165,31 +168,15 @@ def release_instance_rows(*, release: Release, chunk_size: int = CHUNK_SIZE) -> 
 # --- the same instance rows, serialised by PostgreSQL --------------------------------------
 #
 # Release creation spends its time turning rows into text. On PostgreSQL the database does it:
-# one COPY returns, per instance, its JSONL line and its CSV line, byte for byte what
-# JsonlWriter and CsvWriter make of release_instance_rows (tests/releases/test_fast_path.py
-# compares them on hostile text). The text is built with to_json (the same escapes as
-# Python's json with ensure_ascii=False) and string concatenation; CSV cells are quoted as
-# csv.writer's QUOTE_MINIMAL quotes them. The per-row work runs in PostgreSQL's parallel
-# workers, below the sort.
+# one COPY streams each instance's JSONL line, byte for byte what JsonlWriter makes of
+# release_instance_rows (tests/releases/test_fast_path.py compares them on hostile text). The
+# text is built with to_json (the same escapes as Python's json with ensure_ascii=False) and
+# string concatenation, in PostgreSQL's parallel workers (below the sort). CSV and Parquet are
+# then derived from those lines by Arrow (apps.releases.writers.LineBatch).
 
 
 def _sql_json(expression: str) -> str:
     return f"COALESCE(to_json({expression})::text, 'null')"
-
-
-def _sql_csv(expression: str) -> str:
-    """A text cell as csv.writer writes it (excel dialect): quoted when it holds a comma, a
-    quote or a line break, quotes doubled; NULL as an empty cell."""
-    return (
-        f"COALESCE(CASE WHEN {expression} ~ '[\",\\r\\n]' "
-        f"THEN '\"' || replace({expression}, '\"', '\"\"') || '\"' "
-        f"ELSE {expression}::text END, '')"
-    )
-
-
-def _sql_csv_json(expression: str) -> str:
-    """A nested value's JSON text as a CSV cell: it always holds quotes, so it is quoted."""
-    return f"'\"' || replace({expression}, '\"', '\"\"') || '\"'"
 
 
 def _sql_members(pairs: list[tuple[str, str]]) -> str:
@@ -228,33 +215,32 @@ _METADATA_SQL = (
     + " || '}'"
 )
 
-# (key, JSON text, CSV cell) per column, in SCHEMAS["instances"] order.
+# (key, JSON text) per column, in SCHEMAS["instances"] order.
 _INSTANCE_COLUMNS_SQL = [
-    ("example_id", "i.example_id::text", "i.example_id::text"),
-    ("question_index", _sql_json("i.question_index"), _sql_csv("i.question_index")),
-    ("question_polarity", _sql_json("i.question_polarity"), _sql_csv("i.question_polarity")),
-    ("context_condition", _sql_json("i.context_condition"), _sql_csv("i.context_condition")),
-    ("category", _sql_json("c.name"), _sql_csv("c.name")),
-    ("answer_info", "n.answer_info", _sql_csv_json("n.answer_info")),
-    ("additional_metadata", "n.metadata", _sql_csv_json("n.metadata")),
-    ("context", _sql_json("i.context"), _sql_csv("i.context")),
-    ("question", _sql_json("i.question"), _sql_csv("i.question")),
-    ("ans0", _sql_json("i.ans0"), _sql_csv("i.ans0")),
-    ("ans1", _sql_json("i.ans1"), _sql_csv("i.ans1")),
-    ("ans2", _sql_json("i.ans2"), _sql_csv("i.ans2")),
-    ("label", "i.label::text", "i.label::text"),
-    ("language", _sql_json("i.language"), _sql_csv("i.language")),
+    ("example_id", "i.example_id::text"),
+    ("question_index", _sql_json("i.question_index")),
+    ("question_polarity", _sql_json("i.question_polarity")),
+    ("context_condition", _sql_json("i.context_condition")),
+    ("category", _sql_json("c.name")),
+    ("answer_info", _ANSWER_INFO_SQL),
+    ("additional_metadata", _METADATA_SQL),
+    ("context", _sql_json("i.context")),
+    ("question", _sql_json("i.question")),
+    ("ans0", _sql_json("i.ans0")),
+    ("ans1", _sql_json("i.ans1")),
+    ("ans2", _sql_json("i.ans2")),
+    ("label", "i.label::text"),
+    ("language", _sql_json("i.language")),
 ]
 
 
 def release_instance_lines_sql() -> str:
-    """SELECT of (JSONL line, CSV line) for each instance of the release given as the one
-    parameter, in release order; each line ends with its writer's line terminator. Instances
-    without a template version (imported published files) come out as NULL lines."""
-    jsonl = "'{' || " + _sql_members([(key, text) for key, text, _ in _INSTANCE_COLUMNS_SQL])
-    csv_line = " || ',' || ".join(cell for _, _, cell in _INSTANCE_COLUMNS_SQL)
+    """SELECT of the JSONL line (without its newline) of each instance of the release given
+    as the one parameter, in release order. Instances without a template version (imported
+    published files, which take the published path) come out as NULL."""
+    jsonl = "'{' || " + _sql_members([(key, text) for key, text in _INSTANCE_COLUMNS_SQL])
     return f"""
-        SELECT {jsonl} || '}}' || chr(10), {csv_line} || chr(13) || chr(10)
+        SELECT {jsonl} || '}}'
         FROM releases_releaseinstance m
         JOIN catalog_instance i ON i.id = m.instance_id
         JOIN catalog_category c ON c.id = i.category_id
@@ -262,46 +248,76 @@ def release_instance_lines_sql() -> str:
             SELECT v.id, {_METADATA_PREFIX_SQL} AS prefix
             FROM catalog_templateversion v JOIN catalog_template t ON t.id = v.template_id
         ) mv ON mv.id = i.template_version_id
-        CROSS JOIN LATERAL (
-            SELECT {_ANSWER_INFO_SQL} AS answer_info, {_METADATA_SQL} AS metadata
-        ) n
         WHERE m.release_id = %s
         ORDER BY c.name, i.language, i.example_id, i.id
     """  # noqa: S608 (fixed column expressions, no user input)
 
 
-def release_instance_line_batches(*, release: Release) -> Iterator[LineBatch]:
-    """The release's instances serialised by PostgreSQL (one COPY, streamed), in LineBatches
-    of LINES_PER_BATCH rows. Must run inside a transaction (release_create's)."""
-    jsonl: list[bytes] = []
-    csv: list[bytes] = []
+# COPY's CSV mode with a quote and a delimiter that never occur unescaped in JSON text (control
+# characters are \u-escaped in it) writes each line exactly as it is, newline-terminated: the
+# stream is the JSONL file. A NULL line would come out empty, which the batches refuse.
+_RAW_LINES = "(FORMAT csv, QUOTE E'\\x01', DELIMITER E'\\x02')"
+_BLOCK_BYTES = 1 << 20
+
+
+def release_instance_line_batches(
+    *, release: Release, lines_per_batch: int | None = None
+) -> Iterator[LineBatch]:
+    """The release's instances serialised by PostgreSQL (one COPY, streamed), in LineBatches.
+    Must run inside a transaction (release_create's). A thread reads the stream, so that the
+    database keeps sending while the caller writes the previous batch."""
     with connection.cursor() as cursor:
         # JIT compiling this many expressions costs seconds and wins nothing back.
         cursor.execute("SET LOCAL jit = off")
-        statement = f"COPY ({release_instance_lines_sql()}) TO STDOUT (FORMAT binary)"
-        with cursor.cursor.copy(statement, [release.pk]) as copy:
-            # Loaded as bytea: the text's UTF-8 bytes as they are, no decode/encode round trip.
-            copy.set_types(["bytea", "bytea"])
-            for line, csv_line in copy.rows():
-                if line is None:
-                    raise ValueError(
-                        "an instance of the release has no template version; only "
-                        "instances generated from templates can be released"
-                    )
-                jsonl.append(line)
-                csv.append(csv_line)
-                if len(jsonl) == LINES_PER_BATCH:
-                    yield LineBatch(
-                        kind=FileKind.INSTANCES,
-                        rows=len(jsonl),
-                        jsonl=b"".join(jsonl),
-                        csv=b"".join(csv),
-                    )
-                    jsonl, csv = [], []
-    if jsonl:
-        yield LineBatch(
-            kind=FileKind.INSTANCES, rows=len(jsonl), jsonl=b"".join(jsonl), csv=b"".join(csv)
-        )
+        statement = f"COPY ({release_instance_lines_sql()}) TO STDOUT {_RAW_LINES}"
+        blocks = _copy_blocks(cursor.cursor, statement, [release.pk])
+        kind = FileKind.INSTANCES
+        for batch in jsonl_batches(blocks, kind=kind, lines_per_batch=lines_per_batch):
+            if b"\n\n" in batch.data or batch.data.startswith(b"\n"):
+                raise ValueError(
+                    "an instance of the release has no template version; only instances "
+                    "generated from templates are released this way"
+                )
+            yield batch
+
+
+def _copy_blocks(cursor, statement: str, params: list) -> Iterator[bytes]:
+    """The bytes of a COPY ... TO STDOUT in blocks of about _BLOCK_BYTES, read by a thread.
+    The connection is the caller's: this generator does not return (even on error) before
+    the thread is done with it."""
+    blocks: queue.Queue = queue.Queue(maxsize=16)
+    stop = threading.Event()
+
+    def read() -> None:
+        try:
+            with cursor.copy(statement, params) as copy:
+                parts, size = [], 0
+                for row in copy:  # libpq hands over one row per message
+                    parts.append(bytes(row))
+                    size += len(row)
+                    if size >= _BLOCK_BYTES:
+                        blocks.put(b"".join(parts))
+                        parts, size = [], 0
+                        if stop.is_set():
+                            return
+                blocks.put(b"".join(parts))
+            blocks.put(None)
+        except BaseException as error:  # handed to the consumer, raised there
+            blocks.put(error)
+
+    reader = threading.Thread(target=read, name="release-copy", daemon=True)
+    reader.start()
+    try:
+        while (item := blocks.get()) is not None:
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        stop.set()
+        while reader.is_alive():
+            with contextlib.suppress(queue.Empty):  # a reader blocked on a full queue finishes
+                blocks.get(timeout=0.1)
+        reader.join()
 
 
 def dataset_sentence_pair_rows(*, dataset_id: int, chunk_size: int = CHUNK_SIZE) -> Iterator[Row]:

@@ -11,6 +11,7 @@ import os
 import shutil
 import uuid
 from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -126,12 +127,19 @@ def _files_write(*, release: Release, directory: Path, relative_dir: str) -> lis
                 and connection.vendor == "postgresql"
                 and not release_is_published(release=release)
             ):
-                # The database serialises the rows (JSONL and CSV lines); Python only parses
-                # the JSONL into Arrow for Parquet and moves bytes. (Published datasets take
-                # their rows from the published fields: row dicts.)
-                for line_batch in release_instance_line_batches(release=release):
-                    for writer in writers.values():
-                        writer.write_lines(line_batch)
+                # The database serialises the rows as JSONL lines; Arrow derives CSV and
+                # Parquet from them. The three writers of a batch run in parallel (Arrow,
+                # hashlib and file writes release the GIL) while a thread keeps reading the
+                # next lines. (Published datasets take their rows from the published fields:
+                # row dicts.)
+                with ThreadPoolExecutor(max_workers=len(writers)) as pool:
+                    for line_batch in release_instance_line_batches(release=release):
+                        line_batch.parse()  # once, before the writers share it
+                        for future in [
+                            pool.submit(writer.write_lines, line_batch)
+                            for writer in writers.values()
+                        ]:
+                            future.result()
             else:
                 for batch in batched(release_rows(release=release, kind=kind)):
                     for writer in writers.values():

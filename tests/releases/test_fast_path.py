@@ -13,7 +13,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from apps.catalog.bulk import instances_insert
-from apps.releases import selectors
+from apps.releases import selectors, writers
 from apps.releases.models import FileKind, Release
 from apps.releases.services import _membership_insert, release_create
 from apps.releases.writers import WRITERS, HashingFile, batched
@@ -109,7 +109,7 @@ def _write(release, feed) -> dict[str, bytes]:
 def test_database_serialised_rows_write_the_same_bytes(hostile_release, monkeypatch):
     assert connection.vendor == "postgresql"
     # Two line batches and three Parquet row groups from 12,000 rows.
-    monkeypatch.setattr(selectors, "LINES_PER_BATCH", 10_000)
+    monkeypatch.setattr(writers, "LINES_PER_BATCH", 10_000)
 
     def by_rows(writers):
         for batch in batched(selectors.release_instance_rows(release=hostile_release)):
