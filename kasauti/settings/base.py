@@ -43,6 +43,7 @@ INSTALLED_APPS = [
     "apps.catalog",
     "apps.releases",
     "apps.translation",
+    "apps.annotation",
 ]
 
 MIDDLEWARE = [
