@@ -24,5 +24,6 @@ urlpatterns = [
     path("accounts/", include("django.contrib.auth.urls")),
     path("api/", include(api_patterns)),
     path("translation/", include("apps.translation.urls")),
+    path("annotate/", include("apps.annotation.urls")),
     path("", include("apps.catalog.urls")),
 ]

@@ -162,3 +162,16 @@ def labels_for(*, kind: str) -> dict[str, tuple[Sequence[Any], bool]]:
     if kind == CampaignKind.TUPLE_VOTE:
         return {"stereotypical": (YES_NO, False)}
     return {"decision": (SENTENCE_DECISIONS, False)}
+
+
+def answers_from_form(*, kind: str, data: Any) -> dict[str, Any]:
+    """The answers of an HTML form post (QueryDict), in the shape answers_clean expects."""
+    if kind == CampaignKind.TEMPLATE_VALIDATION:
+        fields = [*CRITERIA, *(f"{key}_comment" for key in CRITERIA)]
+    elif kind in (CampaignKind.TRANSLATION_SCORING, CampaignKind.CALIBRATION):
+        fields = ["adequacy", "adequacy_reason", "fluency", "fluency_reason"]
+    elif kind == CampaignKind.TUPLE_VOTE:
+        fields = ["stereotypical", "comment"]
+    else:
+        fields = ["decision", "text"]
+    return {name: data.get(name, "") for name in fields}
