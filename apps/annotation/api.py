@@ -13,7 +13,7 @@ from rest_framework.views import APIView
 
 from apps.catalog.models import Dataset
 
-from . import reports, selectors, services
+from . import corrections, reports, selectors, services
 from .models import Assignment, Campaign, CampaignItem, CampaignKind, Decision, Judgement
 from .permissions import IsAnnotator, IsAnnotatorOrResearcher, IsResearcher, can_manage
 
@@ -409,4 +409,52 @@ class Table3Api(APIView):
                 }
                 for b in blocks
             ]
+        )
+
+
+class CorrectionApi(APIView):
+    """A flagged translation with its history (GET); confirm or edit it (POST)."""
+
+    permission_classes = [IsAnnotatorOrResearcher]
+
+    class InputSerializer(serializers.Serializer):
+        action = serializers.ChoiceField(choices=[corrections.CONFIRM, corrections.EDIT])
+        text = serializers.CharField(required=False, default="", allow_blank=True)
+        note = serializers.CharField(required=False, default="", allow_blank=True, max_length=2000)
+
+    def _item(self, request, pk: int):
+        return get_object_or_404(
+            corrections.correction_queue_for(user=request.user, status=""), pk=pk
+        )
+
+    def _payload(self, item) -> dict:
+        string = item.translated_string
+        return {
+            "id": item.pk,
+            "kind": item.kind,
+            "language": item.language,
+            "status": item.status,
+            "reason": item.reason,
+            "source": string.source_text if string else "",
+            "machine_translation": corrections.machine_text(item),
+            "back_translation": string.back_translation if string else "",
+            "similarity": string.similarity if string else None,
+            "corrected_text": item.corrected_text,
+            "history": corrections.correction_history(item=item),
+        }
+
+    def get(self, request, pk: int):
+        return Response(self._payload(self._item(request, pk)))
+
+    @extend_schema(request=InputSerializer)
+    def post(self, request, pk: int):
+        item = self._item(request, pk)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        item, changed = corrections.correction_apply(
+            item=item, author=request.user, **data.validated_data
+        )
+        item.refresh_from_db()
+        return Response(
+            self._payload(item), status=status.HTTP_201_CREATED if changed else status.HTTP_200_OK
         )

@@ -12,6 +12,7 @@ urlpatterns = [
     path("manage/campaigns/new/", views.campaign_new, name="campaign-new"),
     path("manage/campaigns/<int:pk>/", views.campaign_dashboard, name="dashboard"),
     path("manage/items/<int:pk>/", views.item_adjudicate, name="adjudicate"),
+    path("corrections/", views.correction_work, name="corrections"),
     path("manage/people/", views.people, name="people"),
     path("manage/datasets/<int:pk>/table3/", views.table3, name="table3"),
 ]

@@ -17,4 +17,5 @@ urlpatterns = [
     path("annotation/annotators/", api.AnnotatorListApi.as_view()),
     path("annotation/annotators/<int:pk>/", api.AnnotatorDetailApi.as_view()),
     path("annotation/datasets/<int:pk>/table3/", api.Table3Api.as_view()),
+    path("annotation/corrections/<int:pk>/", api.CorrectionApi.as_view()),
 ]

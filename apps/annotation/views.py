@@ -17,7 +17,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from apps.catalog.models import LANGUAGE_NAMES, Dataset, Finding
 from apps.core.errors import KasautiError
 
-from . import reports, rules, selectors, services
+from . import corrections, reports, rules, selectors, services
 from .models import Assignment, Campaign, CampaignItem, CampaignKind, Decision
 from .permissions import can_annotate, can_manage
 
@@ -63,11 +63,13 @@ def campaign_list(request: HttpRequest) -> HttpResponse:
 @require_GET
 @annotator_required
 def campaign_work(request: HttpRequest, pk: int) -> HttpResponse:
-    campaign = get_object_or_404(Campaign, pk=pk, annotators=request.user)
-    assignment = selectors.assignment_next(campaign_id=campaign.pk, annotator=request.user)
+    assignment = selectors.assignment_next(campaign_id=pk, annotator=request.user)
     if assignment is None:
+        campaign = get_object_or_404(Campaign, pk=pk, annotators=request.user)
         return render(request, "annotation/done.html", {"campaign": campaign})
-    return redirect("annotation:assignment", pk=assignment.pk)
+    # Rendered here rather than redirected: the next item costs one round trip (P8).
+    services.assignment_open(assignment=assignment)
+    return render(request, "annotation/work.html", _work_context(request, assignment))
 
 
 def _work_context(request: HttpRequest, assignment: Assignment, error: str = "") -> dict:
@@ -325,4 +327,60 @@ def table3(request: HttpRequest, pk: int) -> HttpResponse:
         request,
         "annotation/table3.html",
         {"dataset": dataset, "blocks": blocks, "columns": reports.COLUMNS},
+    )
+
+
+@require_http_methods(["GET", "POST"])
+@member_required
+def correction_work(request: HttpRequest) -> HttpResponse:
+    """The next open flagged translation of a language (or the one asked for with ?item=):
+    English source, machine translation, back-translation and similarity; confirm or edit."""
+    language = request.GET.get("language", "")
+    queue = corrections.correction_queue_for(user=request.user, language=language)
+    error = ""
+    if request.method == "POST":
+        item = get_object_or_404(
+            corrections.correction_queue_for(user=request.user, status=""),
+            pk=int(request.POST.get("item") or 0),
+        )
+        try:
+            corrections.correction_apply(
+                item=item,
+                action=request.POST.get("action", ""),
+                text=request.POST.get("text", ""),
+                note=request.POST.get("note", ""),
+                author=request.user,
+            )
+        except KasautiError as exc:
+            error = str(exc)
+        else:
+            messages.success(request, f"Correction {item.pk} saved.")
+            return redirect(f"{request.path}?language={language}")
+    elif request.GET.get("item"):
+        item = get_object_or_404(
+            corrections.correction_queue_for(user=request.user, status=""),
+            pk=int(request.GET["item"]) if request.GET["item"].isdigit() else 0,
+        )
+    else:
+        item = queue.filter(translated_string__isnull=False).first()
+    languages = sorted(
+        set(
+            corrections.correction_queue_for(user=request.user)
+            .values_list("language", flat=True)
+            .distinct()
+        )
+    )
+    return render(
+        request,
+        "annotation/correction.html",
+        {
+            "item": item,
+            "language": language,
+            "languages": [(code, LANGUAGE_NAMES.get(code, code)) for code in languages],
+            "open_count": queue.count(),
+            "history": corrections.correction_history(item=item) if item else [],
+            "machine": corrections.machine_text(item) if item else "",
+            "error": error,
+        },
+        status=400 if error else 200,
     )

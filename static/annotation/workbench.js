@@ -25,7 +25,16 @@
     if (!target) return;
     target.checked = true;
     save();
+    // A required justification is typed next; otherwise go straight to the next question.
+    var reason = group.querySelector(".comment[required]");
+    if (reason && !reason.value.trim()) { reason.focus(); return; }
+    advance();
+  }
+  function advance() {
     if (active < groups.length - 1) { active += 1; mark(); }
+  }
+  function complete() {
+    return form.checkValidity();
   }
   function values() {
     var data = {};
@@ -68,7 +77,14 @@
     if (e.altKey || e.metaKey) return;
     if (e.key === "Enter" && e.ctrlKey && form) { e.preventDefault(); form.requestSubmit(); return; }
     if (typing(document.activeElement)) {
-      if (e.key === "Escape") document.activeElement.blur();
+      var inText = document.activeElement;
+      if (e.key === "Escape") { inText.blur(); advance(); }
+      // Enter in a one-line comment: submit when everything is answered, else move on.
+      if (e.key === "Enter" && inText.tagName === "INPUT" && form) {
+        e.preventDefault();
+        if (complete()) form.requestSubmit();
+        else { inText.blur(); advance(); }
+      }
       return;
     }
     if (e.ctrlKey) return;
@@ -76,7 +92,7 @@
       case "y": choose("yes"); break;
       case "n": choose("no"); break;
       case "1": case "2": case "3": case "4": case "5": choose(e.key); break;
-      case "Enter": if (form) { e.preventDefault(); form.requestSubmit(); } break;
+      case "Enter": if (form) { e.preventDefault(); if (complete()) form.requestSubmit(); else form.reportValidity(); } break;
       case "j": go("next-link"); break;
       case "k": go("prev-link"); break;
       case "c": {
@@ -92,6 +108,8 @@
       }
       default: return;
     }
+    // Handled: the key must not also type into the field that now has the focus.
+    e.preventDefault();
   });
   var toggle = document.getElementById("guidelines-toggle");
   if (toggle) toggle.addEventListener("click", function () {

@@ -33,18 +33,18 @@ def campaign(templates, annotator, second_annotator, researcher):
 
 def test_annotator_works_through_items_by_form(campaign, annotator):
     client = _client(annotator)
-    response = client.get(f"/annotate/campaigns/{campaign.pk}/")
-    assert response.status_code == 302
-    page = client.get(response["Location"])
+    page = client.get(f"/annotate/campaigns/{campaign.pk}/")
     assert page.status_code == 200
     html = page.content.decode()
     assert "The template represents the intended stereotype." in html
     assert html.count('class="example"') == 2  # two instantiated examples
     key = page.context["key"]
+    url = f"/annotate/assignments/{page.context['assignment'].pk}/"
+    assert f'action="{url}"' in html
     body = {**YES_ALL, "idempotency_key": key}
-    first = client.post(response["Location"], body)
+    first = client.post(url, body)
     assert first.status_code == 302
-    again = client.post(response["Location"], body)  # resubmitted form: same key
+    again = client.post(url, body)  # resubmitted form: same key
     assert again.status_code == 302
     assert Judgement.objects.count() == 1
     # Undo from the same session, then the item is first in line again.
