@@ -35,6 +35,10 @@ def gunicorn(*, workers: int = 2, threads: int = 4):
             str(workers),
             "--threads",
             str(threads),
+            # The shared 2-core machine can stall a worker for seconds; don't let gunicorn
+            # kill it mid-request (the default is 30 s).
+            "--timeout",
+            "300",
             "--log-level",
             "warning",
         ],

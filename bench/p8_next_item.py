@@ -97,7 +97,12 @@ def build():
         per_user_campaign.setdefault((annotator_id, campaign_id), []).append(pk)
     for ids in per_user_campaign.values():
         done_ids.extend(ids[: round(len(ids) * share)])
-    done_ids = done_ids[:JUDGEMENTS]
+    # Rounding per annotator leaves a few short of the target: top up from the rest.
+    chosen = set(done_ids)
+    rest = (pk for ids in per_user_campaign.values() for pk in ids if pk not in chosen)
+    done_ids = (done_ids + [next(rest) for _ in range(max(0, JUDGEMENTS - len(done_ids)))])[
+        :JUDGEMENTS
+    ]
     owners = dict(Assignment.objects.filter(pk__in=done_ids).values_list("pk", "annotator_id"))
     Judgement.objects.bulk_create(
         (

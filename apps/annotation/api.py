@@ -6,7 +6,8 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema, extend_schema_serializer
 from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -110,6 +111,7 @@ def assignment_payload(assignment: Assignment) -> dict:
 class CampaignListApi(APIView):
     permission_classes = [IsAnnotatorOrResearcher]
 
+    @extend_schema_serializer(component_name="CampaignListInput")
     class InputSerializer(serializers.Serializer):
         dataset = serializers.PrimaryKeyRelatedField(queryset=Dataset.objects.all())
         kind = serializers.ChoiceField(choices=CampaignKind.choices)
@@ -149,6 +151,7 @@ def _campaign_for(request, pk: int) -> Campaign:
 class CampaignDetailApi(APIView):
     permission_classes = [IsResearcher]
 
+    @extend_schema(responses=OpenApiTypes.OBJECT)
     def get(self, request, pk: int):
         campaign = _campaign_for(request, pk)
         data = CampaignOutput(campaign).data
@@ -159,6 +162,7 @@ class CampaignDetailApi(APIView):
 class CampaignAgreementApi(APIView):
     permission_classes = [IsResearcher]
 
+    @extend_schema(responses=OpenApiTypes.OBJECT)
     def get(self, request, pk: int):
         campaign = _campaign_for(request, pk)
         return Response(selectors.campaign_agreement(campaign=campaign))
@@ -167,6 +171,7 @@ class CampaignAgreementApi(APIView):
 class CampaignCalibrationApi(APIView):
     permission_classes = [IsResearcher]
 
+    @extend_schema(responses=OpenApiTypes.OBJECT)
     def get(self, request, pk: int):
         campaign = _campaign_for(request, pk)
         return Response(reports.calibration(campaign=campaign))
@@ -177,6 +182,7 @@ class NextAssignmentApi(APIView):
 
     permission_classes = [IsAnnotator]
 
+    @extend_schema(responses={200: OpenApiTypes.OBJECT, 204: None})
     def get(self, request, pk: int):
         assignment = selectors.assignment_next(campaign_id=pk, annotator=request.user)
         if assignment is None:
@@ -196,6 +202,7 @@ def _own_assignment(request, pk: int) -> Assignment:
 class AssignmentDetailApi(APIView):
     permission_classes = [IsAnnotator]
 
+    @extend_schema(responses=OpenApiTypes.OBJECT)
     def get(self, request, pk: int):
         assignment = _own_assignment(request, pk)
         data = assignment_payload(assignment)
@@ -211,6 +218,7 @@ class JudgementCreateApi(APIView):
 
     permission_classes = [IsAnnotator]
 
+    @extend_schema_serializer(component_name="JudgementCreateInput")
     class InputSerializer(serializers.Serializer):
         answers = serializers.JSONField()
         idempotency_key = serializers.CharField(max_length=64)
@@ -232,6 +240,7 @@ class JudgementCreateApi(APIView):
 class JudgementUndoApi(APIView):
     permission_classes = [IsAnnotator]
 
+    @extend_schema_serializer(component_name="JudgementUndoInput")
     class InputSerializer(serializers.Serializer):
         idempotency_key = serializers.CharField(max_length=64)
 
@@ -248,6 +257,7 @@ class JudgementUndoApi(APIView):
 class AdjudicationQueueApi(APIView):
     permission_classes = [IsResearcher]
 
+    @extend_schema(responses=OpenApiTypes.OBJECT)
     def get(self, request):
         campaign = None
         if "campaign" in request.query_params:
@@ -269,6 +279,7 @@ class ItemDetailApi(APIView):
 
     permission_classes = [IsResearcher]
 
+    @extend_schema(responses=OpenApiTypes.OBJECT)
     def get(self, request, pk: int):
         item = get_object_or_404(CampaignItem.objects.select_related("campaign"), pk=pk)
         data = item_content(item)
@@ -292,6 +303,7 @@ class ItemDetailApi(APIView):
 class ItemDecisionApi(APIView):
     permission_classes = [IsResearcher]
 
+    @extend_schema_serializer(component_name="ItemDecisionInput")
     class InputSerializer(serializers.Serializer):
         verdict = serializers.ChoiceField(choices=Decision.Verdict.choices)
         note = serializers.CharField(required=False, default="", allow_blank=True, max_length=5000)
@@ -302,7 +314,7 @@ class ItemDecisionApi(APIView):
             default=dict,
         )
 
-    @extend_schema(request=InputSerializer)
+    @extend_schema(request=InputSerializer, responses={201: OpenApiTypes.OBJECT})
     def post(self, request, pk: int):
         item = get_object_or_404(CampaignItem, pk=pk)
         data = self.InputSerializer(data=request.data)
@@ -343,6 +355,7 @@ class AnnotatorOutput(serializers.Serializer):
 class AnnotatorListApi(APIView):
     permission_classes = [IsResearcher]
 
+    @extend_schema_serializer(component_name="AnnotatorListInput")
     class InputSerializer(serializers.Serializer):
         username = serializers.CharField(max_length=150)
         email = serializers.EmailField(required=False, default="")
@@ -365,6 +378,7 @@ class AnnotatorListApi(APIView):
 class AnnotatorDetailApi(APIView):
     permission_classes = [IsResearcher]
 
+    @extend_schema_serializer(component_name="AnnotatorDetailInput")
     class InputSerializer(serializers.Serializer):
         languages = serializers.ListField(
             child=serializers.CharField(max_length=16), required=False
@@ -389,6 +403,7 @@ class Table3Api(APIView):
 
     permission_classes = [IsResearcher]
 
+    @extend_schema(responses=OpenApiTypes.OBJECT)
     def get(self, request, pk: int):
         dataset = get_object_or_404(Dataset, pk=pk)
         blocks = reports.table3(dataset_id=dataset.pk)
@@ -417,6 +432,7 @@ class CorrectionApi(APIView):
 
     permission_classes = [IsAnnotatorOrResearcher]
 
+    @extend_schema_serializer(component_name="CorrectionInput")
     class InputSerializer(serializers.Serializer):
         action = serializers.ChoiceField(choices=[corrections.CONFIRM, corrections.EDIT])
         text = serializers.CharField(required=False, default="", allow_blank=True)
@@ -443,10 +459,13 @@ class CorrectionApi(APIView):
             "history": corrections.correction_history(item=item),
         }
 
+    @extend_schema(responses=OpenApiTypes.OBJECT)
     def get(self, request, pk: int):
         return Response(self._payload(self._item(request, pk)))
 
-    @extend_schema(request=InputSerializer)
+    @extend_schema(
+        request=InputSerializer, responses={200: OpenApiTypes.OBJECT, 201: OpenApiTypes.OBJECT}
+    )
     def post(self, request, pk: int):
         item = self._item(request, pk)
         data = self.InputSerializer(data=request.data)

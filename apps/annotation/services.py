@@ -197,8 +197,17 @@ def _tuple_targets(dataset: Dataset, language: str) -> list[dict[str, Any]]:
     ]
 
 
-def _sentence_targets(dataset: Dataset, language: str) -> list[dict[str, Any]]:
+def _sentence_targets(dataset: Dataset, language: str, tier: str) -> list[dict[str, Any]]:
     qs = ContextSentence.objects.filter(context_set__dataset=dataset).select_related("context_set")
+    if tier == "social_science":
+        # IndiCASA's second tier sees only what the language review kept or fixed.
+        reviewed = CampaignItem.objects.filter(
+            campaign__dataset=dataset,
+            campaign__kind=CampaignKind.SENTENCE_REVIEW,
+            campaign__params__tier="language",
+            status__in=[ItemStatus.COMPLETE, ItemStatus.APPROVED],
+        ).exclude(outcome__decision="drop")
+        qs = qs.filter(pk__in=reviewed.values("context_sentence_id"))
     if language:
         qs = qs.filter(context_set__language=language)
     return [
@@ -259,7 +268,7 @@ def campaign_create(
     else:
         if tier not in ("language", "social_science"):
             raise KasautiError("tier: language or social_science")
-        targets = _sentence_targets(dataset, language)
+        targets = _sentence_targets(dataset, language, tier)
     if not targets:
         raise KasautiError(f"nothing to annotate in {dataset.name} for a {kind} campaign")
 

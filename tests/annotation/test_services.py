@@ -237,3 +237,38 @@ def test_tuple_votes_store_the_score(annotator, second_annotator, researcher):
     assert sorted(tup.votes) == [0, 1, 1]  # in slot order
     item = CampaignItem.objects.get(campaign=campaign)
     assert item.outcome["stereotypical"] is True and item.outcome["score"] == 2
+
+
+def test_sentence_review_second_tier_sees_only_what_the_first_kept(annotator, second_annotator):
+    from apps.catalog.models import ContextSentence, ContextSet
+    from tests.factories import DatasetFactory
+
+    dataset = DatasetFactory()
+    context_set = ContextSet.objects.create(
+        dataset=dataset, external_id="c1", category=CategoryFactory(name="Caste")
+    )
+    kept, dropped = (
+        ContextSentence.objects.create(context_set=context_set, kind=kind, text=text)
+        for kind, text in (("stereotype", "Kept sentence."), ("anti_stereotype", "Bad one."))
+    )
+    first = services.campaign_create(
+        dataset=dataset, kind="sentence_review", annotators=[annotator, second_annotator]
+    )
+    for user in (annotator, second_annotator):
+        while a := selectors.assignment_next(campaign_id=first.pk, annotator=user):
+            decision = "keep" if a.item.context_sentence_id == kept.pk else "drop"
+            services.judgement_submit(
+                assignment_id=a.pk,
+                annotator=user,
+                answers={"decision": decision},
+                idempotency_key=services.new_idempotency_key(),
+            )
+    assert sorted(first.items.values_list("outcome__decision", flat=True)) == ["drop", "keep"]
+    second = services.campaign_create(
+        dataset=dataset,
+        kind="sentence_review",
+        annotators=[annotator, second_annotator],
+        tier="social_science",
+    )
+    assert list(second.items.values_list("context_sentence", flat=True)) == [kept.pk]
+    assert dropped.pk not in second.items.values_list("context_sentence", flat=True)
