@@ -152,10 +152,10 @@ class BbqReader(Reader):
         self.has_vocabulary = True
         for row in table.rows:
             # pandas reads the cells as published; the generator drops Pilot_include == "No".
-            if row.raw.get("pilot_include", "") == "No":
+            if row.get_raw("pilot_include") == "No":
                 continue
             self.vocabulary.append(
-                [row.raw.get(key, "") for key in ("category", "subcat", "name", "info")]
+                [row.get_raw(key) for key in ("category", "subcat", "name", "info")]
             )
 
     def _read_proper_names(self, table: Table, result: ParseResult) -> None:
@@ -166,7 +166,7 @@ class BbqReader(Reader):
         self.has_proper_names = True
         for row in table.rows:
             self.proper_names.append(
-                [row.raw.get(key, "") for key in ("name", "first_last", "gender", "ethnicity")]
+                [row.get_raw(key) for key in ("name", "first_last", "gender", "ethnicity")]
             )
 
     # --- template sheets ---------------------------------------------------------------------
@@ -184,7 +184,7 @@ class BbqReader(Reader):
             result.problems.extend(problems)
             return
         for row in table.rows:
-            if row.raw.get("ambiguous_context", "") == "":
+            if row.get_raw("ambiguous_context") == "":
                 # The generator keeps only rows whose Ambiguous_Context is not empty.
                 result.skipped.append(f"{table.file}:{row.line}: no Ambiguous_Context")
                 continue
@@ -208,7 +208,7 @@ class BbqReader(Reader):
                 "category-label",
                 f"the row says category {label!r} but it is in the {cat} file; BBQ's generator "
                 f"(and its results) use {cat}",
-                row.raw.get("category", ""),
+                row.get_raw("category"),
             )
         q_id, version = row.get("q_id"), row.get("version")
         if not q_id:
@@ -225,7 +225,7 @@ class BbqReader(Reader):
                 f"published; this one is {external_id}",
                 q_id,
             )
-        cells = {key: (row.raw.get(key, "") if table.has(key) else None) for key in ROW_CELLS}
+        cells = {key: (row.get_raw(key) if table.has(key) else None) for key in ROW_CELLS}
         proper = cells.get("proper_nouns_only") == "TRUE"
         if not self._vocabulary_available(table, row, cat, cells, proper, result):
             return
@@ -243,7 +243,7 @@ class BbqReader(Reader):
         }
         if proper or (intersectional and cells.get("proper_nouns_only") == "TRUE"):
             data["proper_names"] = self.proper_names
-        texts = {name: row.raw.get(key, "") for name, key in TEXTS.items()}
+        texts = {name: row.get_raw(key) for name, key in TEXTS.items()}
         spec = TemplateSpec(
             template_id=external_id,
             language=self.language,
@@ -359,7 +359,7 @@ def _findings(table: Table, row: Row, combinations: list) -> list[FindingRecord]
                 file, line, table.label("names") if table.has("names") else "Names",
                 "no-instances",
                 "BBQ's generator makes no instance of this row (no second group to pair with)",
-                row.raw.get("names", ""),
+                row.get_raw("names"),
             )
         )  # fmt: skip
         return out
@@ -384,7 +384,7 @@ def _findings(table: Table, row: Row, combinations: list) -> list[FindingRecord]
                 file, line, table.label("answer_negative"), "answer-info-missing",
                 f"in {missing} of {len(combinations)} answer sets an answer names no NAME as "
                 "BBQ's generator looks for it, so its answer_info is empty ['', '']",
-                row.raw.get("answer_negative", ""),
+                row.get_raw("answer_negative"),
             )
         )  # fmt: skip
     for token in sorted(unfilled):
@@ -392,11 +392,11 @@ def _findings(table: Table, row: Row, combinations: list) -> list[FindingRecord]
             FindingRecord(
                 file, line, table.label("lexical_diversity"), "unfilled-placeholder",
                 f"{token} is left in the generated text (nothing fills it, as published)",
-                row.raw.get("lexical_diversity", ""),
+                row.get_raw("lexical_diversity"),
             )
         )  # fmt: skip
-    lex = row.raw.get("lexical_diversity", "")
-    uses_word2 = any("{{WORD2}}" in row.raw.get(key, "") for key in TEXTS)
+    lex = row.get_raw("lexical_diversity")
+    uses_word2 = any("{{WORD2}}" in row.get_raw(key) for key in TEXTS)
     if len(lex) > 1 and uses_word2 and len(return_list_from_string(lex)[1]) <= 1:
         out.append(
             FindingRecord(
@@ -412,7 +412,7 @@ def _findings(table: Table, row: Row, combinations: list) -> list[FindingRecord]
                 file, line, table.label("answer_non_negative"), "answer-info-overlap",
                 f"in {overlap} of {len(combinations)} answer sets both answers contain the same "
                 "NAME, so BBQ's generator gives them the same answer_info",
-                row.raw.get("answer_non_negative", ""),
+                row.get_raw("answer_non_negative"),
             )
         )  # fmt: skip
     return out

@@ -106,6 +106,10 @@ class ImportReport:
         return groups
 
     def summary(self) -> list[str]:
+        """The counts, then the findings by kind with file:line (the command's output)."""
+        return self.counts_summary() + self.findings_summary()
+
+    def counts_summary(self) -> list[str]:
         lines = [
             f"dataset {self.dataset!r}{' (created)' if self.dataset_created else ''}, "
             f"format {self.format}, {len(self.files)} file(s)"
@@ -127,6 +131,10 @@ class ImportReport:
         for name, count in self.by_category.items():
             lines.append(f"  {name}: {count}")
         lines.extend(f"skipped {reason}" for reason in self.skipped)
+        return lines
+
+    def findings_summary(self) -> list[str]:
+        lines = []
         if self.findings:
             lines.append(f"findings: {len(self.findings)} ({self.findings_new} new), by kind:")
             for kind, items in self.findings_grouped().items():
