@@ -404,6 +404,7 @@ ORIGINAL_INSTANCE_COLUMNS = (
     "language",
     "question_index",
     "proper_noun",
+    "noun_form",
     "created_at",
     "combination",
     "placeholder_values",
@@ -436,6 +437,7 @@ def _instance_rows(
         version.language,
         template.question_index or template.external_id,
         version.proper_noun,
+        version.noun_form,
         timezone.now(),
     )
     example_id = first_example_id

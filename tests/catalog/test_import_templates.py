@@ -1,5 +1,4 @@
-"""Template imports: BharatBBQ, BBQ; re-import; Indic text; speed (EsBBQ/CaBBQ:
-test_import_esbbq.py)."""
+"""Template imports: BharatBBQ, BBQ; re-import; Indic text; speed (EsBBQ/CaBBQ: test_import_esbbq.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +11,6 @@ import pytest
 
 from apps.catalog.importers import ImportFile, benchmark_import
 from apps.catalog.models import Category, Template, TemplateVersion
-from apps.core.errors import ImportRejected
 
 from .test_import_support import bharat_file, bharat_row, csv_bytes, data_file
 
@@ -59,9 +57,16 @@ def test_bharatbbq_caste_rows_map_to_templates() -> None:
 
     proper = version_of("Caste-1a-pn-biased")
     assert proper.proper_noun is True
-    # `{NAME1}}` typo in the text is normalised.
-    assert proper.disambiguating_context.startswith("{{NAME1}} insisted")
+    # A `{NAME1}}` typo stays as published (BharatBBQ's generator does not fill it): a finding.
+    assert proper.disambiguating_context.startswith("{NAME1}} insisted")
     assert proper.answer_negative == "{{NAME1}}"
+    [typo] = proper.findings.all()
+    assert (typo.kind, typo.field, typo.original) == (
+        "parse-repair",
+        "Disambiguating_Context",
+        proper.disambiguating_context,
+    )
+    assert report.findings_by_kind == {"parse-repair": 2}  # the pn-anti row has it too
 
 
 def test_reimport_edits_only_changed_templates() -> None:
@@ -176,74 +181,6 @@ def test_decomposed_indic_input_is_stored_composed(language: str) -> None:
         language=language,
     )
     assert again.templates.unchanged == 1
-
-
-def test_bbq_with_names_derives_target_and_pairing() -> None:
-    report = benchmark_import(
-        dataset_name="bbq",
-        fmt="bbq",
-        files=[data_file("bbq/new_templates - Physical_appearance.csv")],
-    )
-    assert report.templates.created == 2
-    assert report.skipped == ["new_templates - Physical_appearance.csv:4: no Ambiguous_Context"]
-    a = version_of("PhysicalAppearance-1a")
-    # NAME1 is the obese group, but Answer_negative names NAME2: anti-stereotypical.
-    assert (a.target_placeholder, a.pairing) == ("NAME1", "anti-stereotypical")
-    assert a.placeholder_groups == {"NAME1": ["obese", "obese"], "NAME2": ["nonObese"] * 2}
-    assert a.subcategory == "Obesity"
-    assert a.source == "https://example.org/a; https://example.org/b"
-    assert "Stated_gender_info: Women" in a.notes
-    b = version_of("PhysicalAppearance-1b")
-    assert (b.target_placeholder, b.pairing) == ("NAME2", "stereotypical")
-    assert Category.objects.filter(name="PhysicalAppearance").exists()
-
-
-def test_bbq_without_names_uses_the_vocabulary() -> None:
-    benchmark_import(
-        dataset_name="bbq",
-        fmt="bbq",
-        files=[data_file("bbq/vocabulary.csv"), data_file("bbq/new_templates - Religion.csv")],
-    )
-    version = version_of("Religion-4")
-    # Pilot_include=No rows are dropped; values are stripped; no downsampling.
-    assert version.placeholders == {"NAME1": ["Parsi"], "NAME2": ["Jain", "Buddhist"]}
-    assert (version.target_placeholder, version.pairing) == ("NAME1", "anti-stereotypical")
-
-
-def test_bbq_without_names_or_vocabulary_is_rejected() -> None:
-    with pytest.raises(ImportRejected) as caught:
-        benchmark_import(
-            dataset_name="bbq", fmt="bbq", files=[data_file("bbq/new_templates - Religion.csv")]
-        )
-    [problem] = caught.value.problems
-    assert (problem.line, problem.field) == (2, "Names")
-    assert "vocabulary.csv" in problem.message
-
-
-def test_bbq_undeterminable_target_is_a_problem() -> None:
-    header = [
-        "Q_id",
-        "Category",
-        "Ambiguous_Context",
-        "Disambiguating_Context",
-        "Names",
-        "Question_negative_stereotype",
-        "Question_non_negative",
-        "Answer_negative",
-        "Answer_non_negative",
-        "Known_stereotyped_groups",
-    ]
-    row = bharat_row(
-        Question_negative_stereotype="Who lost it?",
-        Known_stereotyped_groups='["teenager"]',
-        Ambiguous_Context="A {{NAME1}} and a {{NAME2}} queued.",
-    )
-    with pytest.raises(ImportRejected) as caught:
-        benchmark_import(
-            dataset_name="bbq", fmt="bbq", files=[ImportFile("Age.csv", csv_bytes(header, [row]))]
-        )
-    [problem] = caught.value.problems
-    assert (problem.file, problem.line, problem.field) == ("Age.csv", 2, "Known_stereotyped_groups")
 
 
 def test_850_rows_import_in_a_few_seconds(capsys) -> None:
