@@ -1,4 +1,5 @@
-"""Template imports: BharatBBQ, BBQ; re-import; Indic text; speed (EsBBQ/CaBBQ: test_import_esbbq.py)."""
+"""Template imports: BharatBBQ, BBQ; re-import; Indic text; speed (EsBBQ/CaBBQ: see
+test_import_esbbq.py)."""
 
 from __future__ import annotations
 
