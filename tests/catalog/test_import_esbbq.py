@@ -510,3 +510,26 @@ def test_import_and_instantiate_store_the_published_instances() -> None:
     # Importing the same workbooks again changes nothing.
     again = benchmark_import(dataset_name="esbbq", fmt="esbbq", files=files)
     assert again.templates.unchanged == 1
+
+
+@pytest.mark.django_db
+def test_an_edited_text_is_what_gets_generated() -> None:
+    from apps.catalog.services import template_edit
+
+    benchmark_import(dataset_name="esbbq", fmt="esbbq", files=[templates_file([AGE])])
+    template = Template.objects.get(external_id="Age-1a")
+    template_edit(
+        template=template,
+        changes={"ambiguous_context": "ayer vi a un {{NAME1}} con su {{NAME2}}."},
+    )
+    dataset = template.dataset
+    dataset_instantiate(dataset=dataset)
+    live = Instance.objects.filter(dataset=dataset, retired_at__isnull=True)
+    assert live.count() == 12
+    first = live.order_by("example_id").first()
+    assert first.context == "Ayer vi a un abuelo con su nieto."
+    # The published wording is untouched in the version as imported.
+    original = template.versions.get(number=1)
+    assert esbbq.generate(original.generator_data, "es")[0].context == (
+        "La semana pasada vi a un abuelo con su nieto."
+    )

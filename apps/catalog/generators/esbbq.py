@@ -641,12 +641,39 @@ def _pairing(instance: EsbbqInstance) -> str:
     return STEREOTYPICAL if stereotypical else ANTI_STEREOTYPICAL
 
 
+# Kasauti's text fields and the EsBBQ columns they were imported from.
+TEXT_COLUMNS = {
+    "ambiguous_context": "ambiguous_context",
+    "disambiguating_context": "disambiguating_context",
+    "question_negative": "question_negative_stereotype",
+    "question_non_negative": "question_non_negative",
+    "answer_negative": "answer_negative",
+    "answer_non_negative": "answer_non_negative",
+}
+
+
+def edited_data(spec: TemplateSpec) -> dict[str, Any]:
+    """The generator data with the version's texts where a reviewer edited them: the importer
+    records the texts as imported (`texts`), so an unchanged text keeps the published cell
+    byte for byte and an edited one is what gets generated."""
+    data = spec.generator_data
+    imported = data.get("texts") or {}
+    row = dict(data.get("row") or {})
+    changed = False
+    for name, column in TEXT_COLUMNS.items():
+        text = getattr(spec, name)
+        if name in imported and text != imported[name]:
+            row[column] = text
+            changed = True
+    return {**data, "row": row} if changed else data
+
+
 class EsBbqGenerator:
     """The registry entry (apps/catalog/generators): EsBBQ's own script, exactly."""
 
     def validate(self, spec: TemplateSpec) -> list[Problem]:
         try:
-            instances = generate(spec.generator_data, spec.language)
+            instances = generate(edited_data(spec), spec.language)
         except GenerationError as error:
             return [Problem("generator_data", str(error))]
         if not instances:
@@ -655,7 +682,7 @@ class EsBbqGenerator:
 
     def count(self, spec: TemplateSpec, *, permutations: bool) -> int:
         # The four flips are part of EsBBQ's own generator: permutations change nothing.
-        return len(generate(spec.generator_data, spec.language))
+        return len(generate(edited_data(spec), spec.language))
 
     def combinations(
         self, spec: TemplateSpec, unknown_expressions: Sequence[str], *, permutations: bool
@@ -663,7 +690,7 @@ class EsBbqGenerator:
         # EsBBQ writes the literal "unknown" as the third option (resolved at evaluation time),
         # so the language's unknown expressions are not drawn here.
         groups: dict[int, list[EsbbqInstance]] = {}
-        for instance in generate(spec.generator_data, spec.language):
+        for instance in generate(edited_data(spec), spec.language):
             groups.setdefault(instance.combination, []).append(instance)
         for index, group in groups.items():
             first = group[0]

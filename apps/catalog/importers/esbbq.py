@@ -239,6 +239,7 @@ def _content(
     texts = {
         name: normalise_text_placeholders(row.get(column)) for name, column in TEXT_COLUMNS.items()
     }
+    data["texts"] = texts  # as imported: an edited text is told apart (generators.esbbq)
     return {
         **texts,
         "language": language,
