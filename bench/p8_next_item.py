@@ -291,10 +291,15 @@ def main() -> None:
                 t.join()
             concurrent_rps = counter["n"] / (time.perf_counter() - start_all)
 
+        load = os.getloadavg()
         latencies.sort()
         p50 = statistics.median(latencies)
         p95 = latencies[int(0.95 * len(latencies)) - 1]
         print()
+        print(
+            f"machine load average during the run (1/5/15 min): {load[0]:.1f} {load[1]:.1f} "
+            f"{load[2]:.1f} on {os.cpu_count()} CPUs (other sessions share them)"
+        )
         print(f"P8 next-item page over HTTP ({REQUESTS} sequential requests, 12 annotators):")
         print(f"  p50 {p50:.1f} ms, p95 {p95:.1f} ms (goal p95 <= 150 ms)")
         print(
