@@ -11,7 +11,6 @@ import pytest
 
 from apps.catalog.importers import ImportFile, benchmark_import
 from apps.catalog.models import Category, Template, TemplateVersion
-from apps.core.errors import ImportRejected
 
 from .test_import_support import bharat_file, bharat_row, csv_bytes, data_file
 
@@ -182,74 +181,6 @@ def test_decomposed_indic_input_is_stored_composed(language: str) -> None:
         language=language,
     )
     assert again.templates.unchanged == 1
-
-
-def test_bbq_with_names_derives_target_and_pairing() -> None:
-    report = benchmark_import(
-        dataset_name="bbq",
-        fmt="bbq",
-        files=[data_file("bbq/new_templates - Physical_appearance.csv")],
-    )
-    assert report.templates.created == 2
-    assert report.skipped == ["new_templates - Physical_appearance.csv:4: no Ambiguous_Context"]
-    a = version_of("PhysicalAppearance-1a")
-    # NAME1 is the obese group, but Answer_negative names NAME2: anti-stereotypical.
-    assert (a.target_placeholder, a.pairing) == ("NAME1", "anti-stereotypical")
-    assert a.placeholder_groups == {"NAME1": ["obese", "obese"], "NAME2": ["nonObese"] * 2}
-    assert a.subcategory == "Obesity"
-    assert a.source == "https://example.org/a; https://example.org/b"
-    assert "Stated_gender_info: Women" in a.notes
-    b = version_of("PhysicalAppearance-1b")
-    assert (b.target_placeholder, b.pairing) == ("NAME2", "stereotypical")
-    assert Category.objects.filter(name="PhysicalAppearance").exists()
-
-
-def test_bbq_without_names_uses_the_vocabulary() -> None:
-    benchmark_import(
-        dataset_name="bbq",
-        fmt="bbq",
-        files=[data_file("bbq/vocabulary.csv"), data_file("bbq/new_templates - Religion.csv")],
-    )
-    version = version_of("Religion-4")
-    # Pilot_include=No rows are dropped; values are stripped; no downsampling.
-    assert version.placeholders == {"NAME1": ["Parsi"], "NAME2": ["Jain", "Buddhist"]}
-    assert (version.target_placeholder, version.pairing) == ("NAME1", "anti-stereotypical")
-
-
-def test_bbq_without_names_or_vocabulary_is_rejected() -> None:
-    with pytest.raises(ImportRejected) as caught:
-        benchmark_import(
-            dataset_name="bbq", fmt="bbq", files=[data_file("bbq/new_templates - Religion.csv")]
-        )
-    [problem] = caught.value.problems
-    assert (problem.line, problem.field) == (2, "Names")
-    assert "vocabulary.csv" in problem.message
-
-
-def test_bbq_undeterminable_target_is_a_problem() -> None:
-    header = [
-        "Q_id",
-        "Category",
-        "Ambiguous_Context",
-        "Disambiguating_Context",
-        "Names",
-        "Question_negative_stereotype",
-        "Question_non_negative",
-        "Answer_negative",
-        "Answer_non_negative",
-        "Known_stereotyped_groups",
-    ]
-    row = bharat_row(
-        Question_negative_stereotype="Who lost it?",
-        Known_stereotyped_groups='["teenager"]',
-        Ambiguous_Context="A {{NAME1}} and a {{NAME2}} queued.",
-    )
-    with pytest.raises(ImportRejected) as caught:
-        benchmark_import(
-            dataset_name="bbq", fmt="bbq", files=[ImportFile("Age.csv", csv_bytes(header, [row]))]
-        )
-    [problem] = caught.value.problems
-    assert (problem.file, problem.line, problem.field) == ("Age.csv", 2, "Known_stereotyped_groups")
 
 
 ESBBQ_HEADER = [

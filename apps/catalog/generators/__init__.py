@@ -17,6 +17,7 @@ from typing import Protocol
 from apps.catalog import instantiation
 from apps.catalog.instantiation import Combination, Problem, TemplateSpec
 
+from .bbq import BbqGenerator
 from .bharatbbq import BharatBbqGenerator
 
 
@@ -49,6 +50,7 @@ class KasautiGenerator:
 
 GENERATORS: dict[str, Generator] = {
     "kasauti": KasautiGenerator(),
+    "bbq": BbqGenerator(),
     "bharatbbq": BharatBbqGenerator(),
 }
 
