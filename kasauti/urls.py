@@ -3,14 +3,13 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.authtoken.views import obtain_auth_token
 
-from apps.core.api import JobDetailApi
 from apps.core.views import healthz
 
 api_patterns = [
+    path("", include("apps.core.urls_api")),
     path("", include("apps.catalog.urls_api")),
     path("", include("apps.releases.urls_api")),
     path("", include("apps.translation.urls_api")),
-    path("jobs/<int:pk>/", JobDetailApi.as_view(), name="job-detail"),
     # POST username + password -> {"token": ...}; send it as "Authorization: Token <token>".
     path("auth/token/", obtain_auth_token, name="api-token"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
@@ -22,6 +21,8 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("django.contrib.auth.urls")),
     path("api/", include(api_patterns)),
+    path("jobs/", include("apps.core.urls")),
     path("translation/", include("apps.translation.urls")),
+    path("", include("apps.releases.urls")),
     path("", include("apps.catalog.urls")),
 ]

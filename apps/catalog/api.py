@@ -1,11 +1,10 @@
 """Catalog REST API. Views stay thin: validate input, call a service or selector, serialize.
 
-Everyone with a role reads; only researchers and admins write (CatalogPermission).
+Everyone with a role reads; only researchers and admins write (ResearcherOrReadOnly).
 """
 
 from __future__ import annotations
 
-from django.db import transaction
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -18,7 +17,7 @@ from rest_framework.pagination import CursorPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from apps.accounts.permissions import CatalogPermission, IsResearcher
+from apps.accounts.permissions import IsResearcher, ResearcherOrReadOnly
 from apps.core.api import JobOutputSerializer
 from apps.core.text import nfc, nfc_deep
 
@@ -70,7 +69,7 @@ class CategoryListApi(generics.ListCreateAPIView):
         description = NfcCharField(required=False, allow_blank=True, default="")
         components = serializers.ListField(child=serializers.CharField(), required=False)
 
-    permission_classes = [CatalogPermission]
+    permission_classes = [ResearcherOrReadOnly]
     queryset = selectors.category_list()
     serializer_class = CategoryOutput
     pagination_class = None
@@ -140,7 +139,7 @@ class ConceptListApi(generics.ListCreateAPIView):
         )
         evidence = EvidenceSerializer(many=True, default=list)
 
-    permission_classes = [CatalogPermission]
+    permission_classes = [ResearcherOrReadOnly]
     queryset = selectors.concept_list()
     serializer_class = ConceptOutput
     filterset_class = selectors.ConceptFilter
@@ -154,7 +153,7 @@ class ConceptListApi(generics.ListCreateAPIView):
 
 
 class ConceptDetailApi(generics.RetrieveAPIView):
-    permission_classes = [CatalogPermission]
+    permission_classes = [ResearcherOrReadOnly]
     queryset = selectors.concept_list()
     serializer_class = ConceptOutput
 
@@ -186,7 +185,7 @@ class DatasetListApi(generics.ListCreateAPIView):
         description = NfcCharField(required=False, allow_blank=True, default="")
         name_permutations = serializers.BooleanField(default=False)
 
-    permission_classes = [CatalogPermission]
+    permission_classes = [ResearcherOrReadOnly]
     queryset = selectors.dataset_list()
     serializer_class = DatasetOutput
 
@@ -202,7 +201,7 @@ class DatasetListApi(generics.ListCreateAPIView):
 
 
 class DatasetDetailApi(generics.RetrieveAPIView):
-    permission_classes = [CatalogPermission]
+    permission_classes = [ResearcherOrReadOnly]
     queryset = selectors.dataset_list()
     serializer_class = DatasetOutput
 
@@ -224,7 +223,7 @@ PlanOutput = inline_serializer(
 class DatasetInstantiationPlanApi(APIView):
     """Exactly how many instances each template and the whole dataset will produce."""
 
-    permission_classes = [CatalogPermission]
+    permission_classes = [ResearcherOrReadOnly]
 
     @extend_schema(responses={200: PlanOutput})
     def get(self, request, pk: int):
@@ -247,8 +246,7 @@ class DatasetInstantiateApi(APIView):
         dataset = get_object_or_404(Dataset, pk=pk)
         if request.query_params.get("dry_run") in {"1", "true", "yes"}:
             return Response(services.instantiation_plan(dataset=dataset).as_dict())
-        with transaction.atomic():
-            job = services.dataset_instantiate_async(dataset=dataset, requested_by=request.user)
+        job = services.dataset_instantiate_async(dataset=dataset, requested_by=request.user)
         return Response(JobOutputSerializer(job).data, status=status.HTTP_202_ACCEPTED)
 
 
@@ -342,7 +340,7 @@ class TemplateListApi(generics.ListCreateAPIView):
         question_index = serializers.CharField(required=False, allow_blank=True, default="")
         variant = serializers.CharField(required=False, allow_blank=True, default="")
 
-    permission_classes = [CatalogPermission]
+    permission_classes = [ResearcherOrReadOnly]
     queryset = selectors.template_list()
     serializer_class = TemplateOutput
     filterset_class = selectors.TemplateFilter
@@ -365,7 +363,7 @@ class TemplateListApi(generics.ListCreateAPIView):
 class TemplateDetailApi(generics.RetrieveAPIView):
     """GET a template; PATCH its content, which records a new version (history is kept)."""
 
-    permission_classes = [CatalogPermission]
+    permission_classes = [ResearcherOrReadOnly]
     queryset = selectors.template_list()
     serializer_class = TemplateOutput
 
@@ -381,7 +379,7 @@ class TemplateDetailApi(generics.RetrieveAPIView):
 class TemplateVersionListApi(generics.ListAPIView):
     """Every version of a template, newest first."""
 
-    permission_classes = [CatalogPermission]
+    permission_classes = [ResearcherOrReadOnly]
     serializer_class = TemplateVersionOutput
     pagination_class = None
 
@@ -447,7 +445,7 @@ class InstanceOutput(serializers.ModelSerializer):
 
 
 class InstanceListApi(generics.ListAPIView):
-    permission_classes = [CatalogPermission]
+    permission_classes = [ResearcherOrReadOnly]
     queryset = selectors.instance_list()
     serializer_class = InstanceOutput
     filterset_class = selectors.InstanceFilter
@@ -455,7 +453,7 @@ class InstanceListApi(generics.ListAPIView):
 
 
 class InstanceDetailApi(generics.RetrieveAPIView):
-    permission_classes = [CatalogPermission]
+    permission_classes = [ResearcherOrReadOnly]
     queryset = selectors.instance_list()
     serializer_class = InstanceOutput
 
@@ -478,7 +476,7 @@ class VocabularyOutput(serializers.ModelSerializer):
 
 
 class VocabularyListApi(generics.ListAPIView):
-    permission_classes = [CatalogPermission]
+    permission_classes = [ResearcherOrReadOnly]
     queryset = Vocabulary.objects.prefetch_related("entries")
     serializer_class = VocabularyOutput
     filterset_fields = ["language", "name"]
@@ -496,7 +494,7 @@ class UnknownExpressionListApi(generics.ListCreateAPIView):
         language = serializers.CharField(max_length=16)
         text = NfcCharField(max_length=200)
 
-    permission_classes = [CatalogPermission]
+    permission_classes = [ResearcherOrReadOnly]
     queryset = UnknownExpression.objects.all()
     serializer_class = UnknownExpressionOutput
     filterset_fields = ["language"]
@@ -535,7 +533,7 @@ class SentencePairOutput(serializers.ModelSerializer):
 
 
 class SentencePairListApi(generics.ListAPIView):
-    permission_classes = [CatalogPermission]
+    permission_classes = [ResearcherOrReadOnly]
     queryset = SentencePair.objects.select_related("dataset", "category")
     serializer_class = SentencePairOutput
     filterset_class = selectors.SentencePairFilter
@@ -561,7 +559,7 @@ class TupleOutput(serializers.ModelSerializer):
 
 
 class TupleListApi(generics.ListAPIView):
-    permission_classes = [CatalogPermission]
+    permission_classes = [ResearcherOrReadOnly]
     queryset = StereotypeTuple.objects.select_related("dataset", "category")
     serializer_class = TupleOutput
     filterset_class = selectors.TupleFilter
@@ -594,7 +592,7 @@ class ContextSetOutput(serializers.ModelSerializer):
 
 
 class ContextSetListApi(generics.ListAPIView):
-    permission_classes = [CatalogPermission]
+    permission_classes = [ResearcherOrReadOnly]
     queryset = ContextSet.objects.select_related("dataset", "category").prefetch_related(
         "sentences"
     )

@@ -4,3 +4,10 @@ from django.apps import AppConfig
 class CatalogConfig(AppConfig):
     name = "apps.catalog"
     label = "catalog"
+
+    def ready(self) -> None:
+        from apps.core.registry import job_kind_register
+
+        from .jobs import INSTANTIATE_KIND
+
+        job_kind_register(INSTANTIATE_KIND)

@@ -8,8 +8,10 @@ from typing import Any
 
 from django.core.paginator import Page, Paginator
 from django.db.models import Count, Prefetch, Q, QuerySet
-from django.urls import reverse
 
+from apps.core.models import Job
+
+from .jobs import INSTANTIATE
 from .models import (
     LANGUAGE_NAMES,
     Category,
@@ -121,10 +123,8 @@ def dataset_page(*, dataset: Dataset) -> DatasetPage:
         entry.planned += row.planned or 0
         entry.live_instances += row.live_instances
 
-    from apps.core.models import Job
-
     last_job = (
-        Job.objects.filter(kind=Job.Kind.INSTANTIATE, params__dataset_id=dataset.pk)
+        Job.objects.filter(kind=INSTANTIATE, params__dataset_id=dataset.pk)
         .values_list("id", flat=True)
         .first()
     )
@@ -269,21 +269,6 @@ def template_page(*, template: Template) -> TemplatePage:
         planned=planned,
         concept_usable=concept_usable,
     )
-
-
-def release_list_for_page(*, dataset: Dataset) -> list:
-    """The dataset's releases, newest first, each with its files (one query for all files)
-    and a download URL on every file."""
-    from apps.releases.models import Release
-
-    releases = list(
-        Release.objects.filter(dataset=dataset).prefetch_related("files").order_by("-number")
-    )
-    for release in releases:
-        export = reverse("release-export", args=[release.pk])
-        for release_file in release.files.all():
-            release_file.url = f"{export}?format={release_file.format}&kind={release_file.kind}"
-    return releases
 
 
 def dataset_has_instances(*, dataset: Dataset) -> bool:

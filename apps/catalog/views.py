@@ -3,38 +3,17 @@ render; every rule lives in the services and selectors."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable
-from functools import wraps
-
-from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from apps.accounts.roles import is_researcher, user_roles
-from apps.core.models import Job
+from apps.accounts.decorators import researcher_required, role_required
+from apps.accounts.roles import is_researcher
 
 from . import page_selectors
 from .forms import InstanceFilterForm
 from .models import LANGUAGE_NAMES, Dataset, Template
 from .services import dataset_instantiate_async
-
-View = Callable[..., HttpResponse]
-
-
-def role_required(view: View) -> View:
-    """Signed in and holding a Kasauti role; the same rule as the API's HasRole."""
-
-    @login_required
-    @wraps(view)
-    def wrapped(request: HttpRequest, *args, **kwargs) -> HttpResponse:
-        if not user_roles(request.user):
-            raise PermissionDenied("Your account has no Kasauti role.")
-        return view(request, *args, **kwargs)
-
-    return wrapped
 
 
 @require_GET
@@ -59,41 +38,11 @@ def dataset_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @require_POST
-@role_required
+@researcher_required
 def dataset_instantiate(request: HttpRequest, pk: int) -> HttpResponse:
-    # The button is hidden from annotators, but the server decides: a POST needs the role.
-    if not is_researcher(request.user):
-        raise PermissionDenied("Only researchers and admins can instantiate a dataset.")
     dataset = get_object_or_404(Dataset, pk=pk)
     job = dataset_instantiate_async(dataset=dataset, requested_by=request.user)
-    return redirect("web:job", pk=job.pk)
-
-
-@require_POST
-@role_required
-def dataset_release(request: HttpRequest, pk: int) -> HttpResponse:
-    """Freeze the dataset into a new release, as a background job."""
-    if not is_researcher(request.user):
-        raise PermissionDenied("Only researchers and admins can release a dataset.")
-    from apps.releases.services import release_create_async
-
-    dataset = get_object_or_404(Dataset, pk=pk)
-    job = release_create_async(dataset=dataset, requested_by=request.user)
-    return redirect("web:job", pk=job.pk)
-
-
-@require_GET
-@role_required
-def job_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    job = get_object_or_404(Job, pk=pk)
-    dataset_id = job.params.get("dataset_id") if isinstance(job.params, dict) else None
-    dataset = Dataset.objects.filter(pk=dataset_id).first() if dataset_id else None
-    result_json = json.dumps(job.result, indent=2, ensure_ascii=False) if job.result else ""
-    return render(
-        request,
-        "catalog/job_detail.html",
-        {"job": job, "dataset": dataset, "result_json": result_json},
-    )
+    return redirect("jobs:detail", pk=job.pk)
 
 
 @require_GET
@@ -136,18 +85,3 @@ def instance_list(request: HttpRequest, pk: int) -> HttpResponse:
 @role_required
 def concept_list(request: HttpRequest) -> HttpResponse:
     return render(request, "catalog/concept_list.html", {"rows": page_selectors.concept_rows()})
-
-
-@require_GET
-@role_required
-def release_list(request: HttpRequest, pk: int) -> HttpResponse:
-    dataset = get_object_or_404(Dataset, pk=pk)
-    return render(
-        request,
-        "catalog/release_list.html",
-        {
-            "dataset": dataset,
-            "releases": page_selectors.release_list_for_page(dataset=dataset),
-            "can_release": is_researcher(request.user),
-        },
-    )

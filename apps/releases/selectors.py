@@ -14,6 +14,7 @@ from typing import Any
 import django_filters
 from django.db.models import QuerySet, TextField
 from django.db.models.functions import Cast
+from django.urls import reverse
 
 from apps.catalog.models import (
     ContextSentence,
@@ -254,3 +255,16 @@ def release_rows(*, release: Release, kind: str) -> Iterator[Row]:
     if kind == FileKind.CONTEXT_SETS:
         return dataset_context_set_rows(dataset_id=release.dataset_id)
     raise ValueError(f"unknown release file kind {kind!r}")
+
+
+def release_list_for_page(*, dataset_id: int) -> list[Release]:
+    """The dataset's releases, newest first, each with its files (one query for all files)
+    and a download URL on every file."""
+    releases = list(
+        Release.objects.filter(dataset_id=dataset_id).prefetch_related("files").order_by("-number")
+    )
+    for release in releases:
+        export = reverse("release-export", args=[release.pk])
+        for release_file in release.files.all():
+            release_file.url = f"{export}?format={release_file.format}&kind={release_file.kind}"
+    return releases

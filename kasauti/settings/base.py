@@ -196,12 +196,22 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": os.environ.get("KASAUTI_LOG_LEVEL", "INFO")},
 }
 
+# --- Jobs (apps.core: one job system for every background job) --------------------------------
+# A worker running a job writes its heartbeat (and the progress the work reported) this often.
+KASAUTI_JOB_HEARTBEAT_SECONDS = float(os.environ.get("KASAUTI_JOB_HEARTBEAT_SECONDS", "1"))
+# A running job whose heartbeat is older than this has lost its worker: the watchdog in every
+# worker (every KASAUTI_JOB_WATCHDOG_SECONDS) and `manage.py jobs_recover` re-queue it...
+KASAUTI_JOB_STALE_SECONDS = int(os.environ.get("KASAUTI_JOB_STALE_SECONDS", "30"))
+KASAUTI_JOB_WATCHDOG_SECONDS = float(os.environ.get("KASAUTI_JOB_WATCHDOG_SECONDS", "10"))
+# ...at most this many times; then it is failed with the reason (resume it by hand).
+KASAUTI_JOB_MAX_RECOVERIES = int(os.environ.get("KASAUTI_JOB_MAX_RECOVERIES", "5"))
+
 # --- Translation (apps.translation, issue 3) --------------------------------------------------
 # Strings per translate_chunk task: a worker crash loses at most this much work.
 KASAUTI_TRANSLATION_CHUNK_SIZE = int(os.environ.get("KASAUTI_TRANSLATION_CHUNK_SIZE", "512"))
-# A running job with no progress for this long is "stale": `manage.py translation_resume_stale`
-# (and every worker at start-up) re-dispatches its unfinished chunks.
-KASAUTI_TRANSLATION_STALE_SECONDS = int(os.environ.get("KASAUTI_TRANSLATION_STALE_SECONDS", "1800"))
+# Within a chunk, strings go to the engines this many at a time, and the job's progress moves
+# after each batch.
+KASAUTI_TRANSLATION_PROGRESS_BATCH = int(os.environ.get("KASAUTI_TRANSLATION_PROGRESS_BATCH", "64"))
 # Redis only: a task a killed worker had taken (acks_late) goes back to the queue after this
 # many seconds. It must exceed the longest task (a chunk on the slowest worker), else a still
 # running chunk is handed to a second worker too (harmless, the writes are idempotent, but
@@ -221,7 +231,7 @@ SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"] = {
     "TranslationSourceEnum": "apps.translation.models.TranslationSource",
     # Named too, or drf-spectacular gives the catalog's "source" enum a hashed name.
     "ConceptSourceEnum": "apps.catalog.models.ConceptSource",
-    "TranslationJobStatusEnum": "apps.translation.models.TranslationJob.Status",
+    "JobStatusEnum": "apps.core.models.Job.Status",
     "CorrectionStatusEnum": "apps.translation.models.CorrectionItem.Status",
 }
 # --- end translation --------------------------------------------------------------------------
