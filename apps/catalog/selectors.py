@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from collections import defaultdict
+from collections.abc import Iterable
+
 import django_filters
 from django.db.models import Count, IntegerField, OuterRef, Prefetch, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 
+from . import compare
 from .models import (
     Category,
     ContextSet,
     Dataset,
+    Finding,
     Instance,
     SentencePair,
     StereotypeConcept,
@@ -53,6 +58,25 @@ def template_list() -> QuerySet[Template]:
             ),
         )
     )
+
+
+def template_current_versions(
+    *, dataset: Dataset | None = None, templates: Iterable[Template] | None = None
+) -> QuerySet[TemplateVersion]:
+    """The current (highest-numbered) version of each template, of a dataset or of the given
+    templates. A correlated MAX subquery rather than DISTINCT ON, which SQLite (the `make run`
+    default) does not support."""
+    latest = (
+        TemplateVersion.objects.filter(template=OuterRef("template"))
+        .order_by("-number")
+        .values("number")[:1]
+    )
+    versions = TemplateVersion.objects.filter(number=Subquery(latest))
+    if dataset is not None:
+        versions = versions.filter(template__dataset=dataset)
+    if templates is not None:
+        versions = versions.filter(template__in=list(templates))
+    return versions
 
 
 def instance_list() -> QuerySet[Instance]:
@@ -146,5 +170,96 @@ class ContextSetFilter(_DatasetKindFilter):
         fields = ["dataset", "category", "language"]
 
 
+# --- findings (defects of published data kept by an import) ---------------------------------
+
+
+def finding_list(*, dataset: Dataset | None = None) -> QuerySet[Finding]:
+    """Findings with what they concern, in file order."""
+    findings = Finding.objects.select_related(
+        "dataset",
+        "template_version",
+        "template_version__template",
+        "sentence_pair",
+        "context_sentence",
+        "context_sentence__context_set",
+    ).order_by("file", "line", "id")
+    return findings if dataset is None else findings.filter(dataset=dataset)
+
+
+def finding_list_for_template_version(*, template_version: TemplateVersion) -> QuerySet[Finding]:
+    """The findings of one template version (the template page, the validation queue)."""
+    return Finding.objects.filter(template_version=template_version).order_by("file", "line", "id")
+
+
+def finding_counts_by_kind(*, findings: QuerySet[Finding]) -> dict[str, int]:
+    """Kind -> count over a queryset of findings, most frequent first."""
+    rows = findings.order_by().values("kind").annotate(n=Count("*")).order_by("-n", "kind")
+    return {row["kind"]: row["n"] for row in rows}
+
+
+def finding_counts_by_status(*, findings: QuerySet[Finding]) -> dict[str, int]:
+    rows = findings.order_by().values("status").annotate(n=Count("*")).order_by("status")
+    return {row["status"]: row["n"] for row in rows}
+
+
+class FindingFilter(django_filters.FilterSet):
+    dataset = django_filters.CharFilter(field_name="dataset__name")
+    template = django_filters.CharFilter(field_name="template_version__template__external_id")
+    file = django_filters.CharFilter(field_name="file")
+
+    class Meta:
+        model = Finding
+        fields = ["dataset", "kind", "status", "template", "file"]
+
+
 def category_list() -> QuerySet[Category]:
     return Category.objects.prefetch_related("components")
+
+
+def dataset_compare_items(*, dataset: Dataset, language: str) -> list[compare.Item]:
+    """A dataset's live original instances in one language, as the reproduction report
+    compares them (with the finding kinds of each instance's template version)."""
+    findings: dict[int, list[str]] = defaultdict(list)
+    for version_id, kind in Finding.objects.filter(
+        dataset=dataset, template_version__isnull=False
+    ).values_list("template_version_id", "kind"):
+        findings[version_id].append(kind)
+    generators = dict(
+        TemplateVersion.objects.filter(template__dataset=dataset).values_list("id", "generator")
+    )
+    rows = (
+        Instance.objects.filter(
+            dataset=dataset,
+            language=language,
+            retired_at__isnull=True,
+            source_instance__isnull=True,
+        )
+        .order_by("category__name", "example_id", "id")
+        .values_list(
+            "id", "category__name", "question_index", "context_condition", "question_polarity",
+            "context", "question", "ans0", "ans1", "ans2", "label", "option_roles",
+            "template_version_id", "proper_noun",
+        )
+        .iterator(chunk_size=5000)
+    )  # fmt: skip
+    return [
+        compare.Item(
+            category=category,
+            question_index=question_index,
+            context_condition=condition,
+            question_polarity=polarity,
+            context=context,
+            question=question,
+            answers=(ans0, ans1, ans2),
+            label=label,
+            roles=tuple(roles),
+            ref=f"instance {pk}",
+            findings=tuple(findings.get(version_id, ())),
+            # BBQ's generator samples proper names at random (no seed in the original).
+            drawn=proper_noun and generators.get(version_id) == "bbq",
+        )
+        for (
+            pk, category, question_index, condition, polarity, context, question,
+            ans0, ans1, ans2, label, roles, version_id, proper_noun,
+        ) in rows
+    ]  # fmt: skip

@@ -15,12 +15,13 @@ from django.utils import timezone
 from apps.core.errors import ConflictError, KasautiError
 from apps.core.text import nfc_deep
 
-from . import generators, instantiation
+from . import generators, instantiation, selectors
 from .bulk import instances_insert
 from .models import (
     Category,
     Dataset,
     EvidenceReference,
+    Finding,
     Instance,
     ReviewStatus,
     StereotypeConcept,
@@ -340,15 +341,11 @@ class InstantiationPlan:
 
 
 def _current_versions(dataset: Dataset) -> list[TemplateVersion]:
-    versions = (
-        TemplateVersion.objects.filter(template__dataset=dataset)
+    return list(
+        selectors.template_current_versions(dataset=dataset)
         .select_related("template", "template__category")
-        .order_by("template__position", "template_id", "-number")
+        .order_by("template__position", "template_id")
     )
-    current: dict[int, TemplateVersion] = {}
-    for version in versions:
-        current.setdefault(version.template_id, version)
-    return list(current.values())
 
 
 def instantiation_plan(*, dataset: Dataset) -> InstantiationPlan:
@@ -536,3 +533,19 @@ def dataset_instantiate_async(*, dataset: Dataset, requested_by=None):
             created_by=requested_by,
         )
         return job_dispatch(job=job)
+
+
+# --- findings --------------------------------------------------------------------------------
+
+
+def finding_status_set(*, finding: Finding, status: str) -> Finding:
+    """Mark a finding reviewed: accepted (the published text stays as it is) or resolved
+    (fixed in a later version); or open it again."""
+    if status not in Finding.Status.values:
+        raise KasautiError(
+            f"unknown finding status {status!r}; use one of {', '.join(Finding.Status.values)}"
+        )
+    if finding.status != status:
+        finding.status = status
+        finding.save(update_fields=["status"])
+    return finding

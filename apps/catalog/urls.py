@@ -12,6 +12,7 @@ urlpatterns = [
     path("datasets/<int:pk>/", views.dataset_detail, name="dataset"),
     path("datasets/<int:pk>/instantiate/", views.dataset_instantiate, name="dataset-instantiate"),
     path("datasets/<int:pk>/instances/", views.instance_list, name="instances"),
+    path("datasets/<int:pk>/findings/", views.dataset_findings, name="findings"),
     path("templates/<int:pk>/", views.template_detail, name="template"),
     path("concepts/", views.concept_list, name="concepts"),
 ]

@@ -1,7 +1,8 @@
 // The one job poller, for every kind of job: polls /api/jobs/<id>/ once a second and updates
-// status, progress (overall and per part), rate and time left; when the job finishes it
-// reloads the page once, so the readable summary, links and kind-specific tables are rendered
-// by the server. Plain fetch; the session cookie authenticates the GET.
+// status, progress (overall and per part), rate, time left, error, the readable summary and
+// the links. A page with a kind-specific section (data-reload-on-finish) reloads once when the
+// job finishes, so the server renders that section's final rows. Plain fetch; the session
+// cookie authenticates the GET.
 (function () {
   "use strict";
   const card = document.getElementById("job");
@@ -38,6 +39,31 @@
     });
     el("job-rate").textContent = job.rate ? job.rate.toFixed(1) + " " + (job.progress_unit || "") + "/s" : "—";
     el("job-eta").textContent = FINISHED.has(job.status) ? "—" : duration(job.eta_seconds);
+    el("job-error").textContent = job.error || "";
+    if (job.finished_at) el("job-finished").textContent = job.finished_at.replace("T", " ").slice(0, 19);
+    if (job.summary && job.summary.length) {
+      const list = document.createElement("ul");
+      list.className = "summary";
+      job.summary.forEach((line) => {
+        const item = document.createElement("li");
+        item.textContent = line;
+        list.appendChild(item);
+      });
+      el("job-result").replaceChildren(list);
+    } else if (FINISHED.has(job.status)) {
+      el("job-result").textContent = "—";
+    }
+    if (job.links && job.links.length) {
+      const links = el("job-links");
+      links.replaceChildren();
+      job.links.forEach((link) => {
+        const a = document.createElement("a");
+        a.className = "button";
+        a.href = link.url;
+        a.textContent = link.label;
+        links.append(a, " ");
+      });
+    }
   }
 
   async function poll() {
@@ -48,7 +74,10 @@
         render(job);
         if (FINISHED.has(job.status)) {
           card.dataset.finished = "true";
-          window.location.reload();
+          el("job-refresh-note").textContent = "";
+          const actions = el("job-actions");
+          if (actions) actions.hidden = true;
+          if (card.dataset.reloadOnFinish === "true") window.location.reload();
           return;
         }
       }

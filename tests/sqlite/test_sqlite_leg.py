@@ -46,11 +46,6 @@ def test_import(leg):
     assert result["templates"] > 0 and result["versions"] == result["templates"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="re-import computes current template versions with DISTINCT ON, which SQLite lacks; "
-    "fixed by the template_current_versions selector of the real-benchmarks work (issue 6a)",
-)
 def test_reimport_of_the_same_files_changes_nothing(leg):
     first = _ok(leg, "import")
     again = _ok(leg, "reimport")

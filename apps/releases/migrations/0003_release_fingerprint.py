@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('releases', '0001_initial'),
+        ('releases', '0002_published_file_kind'),
     ]
 
     operations = [
