@@ -173,8 +173,8 @@ class TranslationWorker(WorkerProcess):
             KASAUTI_BROKER_VISIBILITY_TIMEOUT="25",
             # Few threads: CI has two cores and the test process polls meanwhile.
             OMP_NUM_THREADS="1",
-            **self.extra_env,
         )
+        env.update(self.extra_env)
         return env
 
 

@@ -119,12 +119,12 @@ def test_killed_worker_job_completes_without_duplicates(translation_worker):
     assert pending > 0, "the job finished before the kill; the test proves nothing"
     assert TranslationJob.objects.get(pk=job.pk).status == "running"
 
-    # The next worker takes the queued chunks; its watchdog notices that the job's heartbeat
-    # stopped once they are done and re-queues the chunk that died with the first worker.
+    # The next worker takes the queued chunks; if a chunk died with the first worker, its
+    # watchdog notices that the job's heartbeat stopped once the queue is empty and re-queues it
+    # (the broker would hand it back only after an hour).
     translation_worker(KASAUTI_TRANSLATION_CHUNK_SIZE="1", **no_redelivery)
     job = wait_for(job.pk, timeout=180)
     assert job.status == "succeeded", job.error
-    assert job.core_job.recoveries >= 1  # the watchdog, not the broker, finished the job
     assert done_at_kill < job.chunks.count()
     assert job.done_strings == job.total_strings
     assert_complete(job, dataset)

@@ -4,14 +4,13 @@ skipped, correction items are unique per string / instance."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 
 from django.db import transaction
 from django.db.models import Sum
 from django.utils import timezone
 
-from apps.catalog.bulk import instances_insert
+from apps.catalog.bulk import INSTANCE_COLUMNS, instance_row, instances_insert
 from apps.catalog.models import ContextSentence, ContextSet, Instance, SentencePair
 from apps.core.errors import KasautiError
 from apps.core.models import Job
@@ -113,30 +112,6 @@ def _flag_low_similarity(
     return len(items)
 
 
-_INSTANCE_COPY_FIELDS = (
-    "id",
-    "dataset_id",
-    "template_version_id",
-    "category_id",
-    "example_id",
-    "question_index",
-    "combination",
-    "name_order",
-    "context_condition",
-    "question_polarity",
-    "pairing",
-    "proper_noun",
-    "placeholder_values",
-    "context",
-    "ans0",
-    "ans1",
-    "ans2",
-    "option_roles",
-    "answer_info",
-    "label",
-)
-
-
 def _assemble_instances(
     job: TranslationJob,
     language: str,
@@ -154,7 +129,7 @@ def _assemble_instances(
     originals = {
         row["id"]: row
         for row in Instance.objects.filter(pk__in=[t.source_id for t in todo]).values(
-            *_INSTANCE_COPY_FIELDS
+            "id", *INSTANCE_COLUMNS
         )
     }
     now = timezone.now()
@@ -179,32 +154,22 @@ def _assemble_instances(
             )
             if problems:
                 reasons[text.source_id] = problems
+        # The original's row (one column list: bulk.INSTANCE_COLUMNS) with the translated
+        # texts, the language and the link to the source.
         rows.append(
-            (
-                original["dataset_id"],
-                original["template_version_id"],
-                original["category_id"],
-                language,
-                original["example_id"],
-                original["question_index"],
-                original["combination"],
-                original["name_order"],
-                original["context_condition"],
-                original["question_polarity"],
-                original["pairing"],
-                original["proper_noun"],
-                json.dumps(original["placeholder_values"], ensure_ascii=False),
-                context,
-                question,
-                answers[0],
-                answers[1],
-                answers[2],
-                json.dumps(original["option_roles"]),
-                json.dumps(original["answer_info"], ensure_ascii=False),
-                original["label"],
-                text.source_id,
-                None,
-                now,
+            instance_row(
+                {
+                    **original,
+                    "language": language,
+                    "context": context,
+                    "question": question,
+                    "ans0": answers[0],
+                    "ans1": answers[1],
+                    "ans2": answers[2],
+                    "source_instance_id": text.source_id,
+                    "retired_at": None,
+                    "created_at": now,
+                }
             )
         )
     # Rows are built in full before COPY starts: no other query may run on the connection
