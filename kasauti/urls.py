@@ -10,6 +10,7 @@ api_patterns = [
     path("", include("apps.catalog.urls_api")),
     path("", include("apps.releases.urls_api")),
     path("", include("apps.translation.urls_api")),
+    path("", include("apps.annotation.urls_api")),
     # POST username + password -> {"token": ...}; send it as "Authorization: Token <token>".
     path("auth/token/", obtain_auth_token, name="api-token"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
@@ -23,6 +24,7 @@ urlpatterns = [
     path("api/", include(api_patterns)),
     path("jobs/", include("apps.core.urls")),
     path("translation/", include("apps.translation.urls")),
+    path("annotate/", include("apps.annotation.urls")),
     path("", include("apps.releases.urls")),
     path("", include("apps.catalog.urls")),
 ]

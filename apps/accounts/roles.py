@@ -20,3 +20,7 @@ def user_roles(user) -> set[str]:
 def is_researcher(user) -> bool:
     """Researchers (and admins) edit the catalog, run jobs and make releases."""
     return bool(user_roles(user) & {RESEARCHER, ADMIN})
+
+
+def is_annotator(user) -> bool:
+    return ANNOTATOR in user_roles(user)

@@ -404,6 +404,7 @@ ORIGINAL_INSTANCE_COLUMNS = (
     "language",
     "question_index",
     "proper_noun",
+    "noun_form",
     "created_at",
     "combination",
     "placeholder_values",
@@ -412,6 +413,7 @@ ORIGINAL_INSTANCE_COLUMNS = (
     "ans2",
     "option_roles",
     "answer_info",
+    "additional_metadata",
     "example_id",
     "name_order",
     "context_condition",
@@ -435,6 +437,7 @@ def _instance_rows(
         version.language,
         template.question_index or template.external_id,
         version.proper_noun,
+        version.noun_form,
         timezone.now(),
     )
     example_id = first_example_id
@@ -447,6 +450,7 @@ def _instance_rows(
             *combo.answers,
             json.dumps(list(combo.option_roles)),
             json.dumps(combo.answer_info, ensure_ascii=False),
+            json.dumps(combo.metadata or {}, ensure_ascii=False),
         )
         for variant in combo.variants:
             yield shared + (example_id, *variant)

@@ -13,6 +13,7 @@ import shutil
 import uuid
 from collections import defaultdict
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -27,9 +28,9 @@ from apps.catalog.services import instantiation_plan
 from apps.core.errors import ConflictError, KasautiError, NotReleasedError
 from apps.core.models import Job
 
-from .models import TABLE_KINDS, Release, ReleaseFile, ReleaseInstance
-from .published import CONTENT_TYPES, published_file_write
-from .selectors import release_latest, release_rows
+from .models import TABLE_KINDS, FileKind, Release, ReleaseFile, ReleaseInstance
+from .published import CONTENT_TYPES, published_file_write, release_is_published
+from .selectors import release_instance_line_batches, release_latest, release_rows
 from .writers import WRITERS, HashingFile, batched
 
 # progress(done, total): rows written so far, per batch.
@@ -129,7 +130,8 @@ def _files_write(
     *, release: Release, directory: Path, relative_dir: str, progress: Progress | None = None
 ) -> list[ReleaseFile]:
     """Write every kind in every format: one database pass per kind, fanned out to the three
-    writers batch by batch, each hashing as it writes."""
+    writers batch by batch, each hashing as it writes. On PostgreSQL the instances (the bulk
+    of any release) arrive already serialised; elsewhere (SQLite) as row dicts."""
     files: list[ReleaseFile] = []
     counts = release.counts
     total = sum(counts.get(key, 0) for key in ("total", "sentence_pairs", "tuples", "context_sets"))
@@ -146,12 +148,34 @@ def _files_write(
                 # On failure the writer must let go before its file closes (close is
                 # idempotent; the directory is discarded anyway).
                 stack.callback(writers[file_format].close)
-            for batch in batched(release_rows(release=release, kind=kind)):
-                for writer in writers.values():
-                    writer.write_batch(batch)
-                done += len(batch)
-                if progress:
-                    progress(done, total)  # rows written, per batch
+            if (
+                kind == FileKind.INSTANCES
+                and connection.vendor == "postgresql"
+                and not release_is_published(release=release)
+            ):
+                # The database serialises the rows as JSONL lines; Arrow derives CSV and
+                # Parquet from them. The three writers of a batch run in parallel (Arrow,
+                # hashlib and file writes release the GIL) while a thread keeps reading the
+                # next lines. (Published datasets take their rows from the published fields:
+                # row dicts.)
+                with ThreadPoolExecutor(max_workers=len(writers)) as pool:
+                    for line_batch in release_instance_line_batches(release=release):
+                        line_batch.parse()  # once, before the writers share it
+                        for future in [
+                            pool.submit(writer.write_lines, line_batch)
+                            for writer in writers.values()
+                        ]:
+                            future.result()
+                        done += line_batch.rows
+                        if progress:
+                            progress(done, total)  # rows written, per batch
+            else:
+                for batch in batched(release_rows(release=release, kind=kind)):
+                    for writer in writers.values():
+                        writer.write_batch(batch)
+                    done += len(batch)
+                    if progress:
+                        progress(done, total)  # rows written, per batch
             for writer in writers.values():
                 writer.close()
             for file_format, writer in writers.items():

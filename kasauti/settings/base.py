@@ -43,6 +43,7 @@ INSTALLED_APPS = [
     "apps.catalog",
     "apps.releases",
     "apps.translation",
+    "apps.annotation",
 ]
 
 MIDDLEWARE = [
@@ -236,3 +237,9 @@ SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"] = {
     "CorrectionStatusEnum": "apps.translation.models.CorrectionItem.Status",
 }
 # --- end translation --------------------------------------------------------------------------
+
+# --- annotation ----------------------------------------------------------------------------------
+SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"] = {
+    **SPECTACULAR_SETTINGS.get("ENUM_NAME_OVERRIDES", {}),
+    "CampaignKindEnum": "apps.annotation.models.CampaignKind",
+}
