@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from drf_spectacular.utils import (
     OpenApiExample,
     OpenApiResponse,
@@ -9,12 +10,14 @@ from drf_spectacular.utils import (
     inline_serializer,
 )
 from rest_framework import serializers, status
+from rest_framework.exceptions import APIException
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.accounts.permissions import IsResearcher
+from apps.core.errors import ImportProblem, ImportRejected
 
 from .importers import FORMATS, ImportFile, benchmark_import
 
@@ -81,6 +84,26 @@ ImportRejectedOutput = inline_serializer(
 )
 
 
+class UploadTooLarge(APIException):
+    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+    default_code = "upload_too_large"
+
+
+def upload_limit_check(request) -> None:
+    """Refuse an upload over KASAUTI_MAX_UPLOAD_BYTES from its Content-Length, before a byte
+    of it is parsed or spooled (Django reads no more than Content-Length)."""
+    limit = settings.KASAUTI_MAX_UPLOAD_BYTES
+    try:
+        size = int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        size = 0
+    if size > limit:
+        raise UploadTooLarge(
+            f"the upload is {size:,} bytes; the limit is {limit:,} bytes "
+            f"({limit / 1_000_000:g} MB, set by KASAUTI_MAX_UPLOAD_BYTES)"
+        )
+
+
 class BenchmarkImportApi(APIView):
     """Import benchmark files; all-or-nothing (400 lists every problem, nothing written)."""
 
@@ -95,6 +118,7 @@ class BenchmarkImportApi(APIView):
             201: ImportReportOutput,
             400: ImportRejectedOutput,
             403: OpenApiResponse(description="Only researchers and admins can import."),
+            413: OpenApiResponse(description="The upload is larger than the configured limit."),
         },
         examples=[
             OpenApiExample(
@@ -116,7 +140,10 @@ class BenchmarkImportApi(APIView):
         ],
     )
     def post(self, request) -> Response:
-        data = request.data.copy() if hasattr(request.data, "copy") else dict(request.data)
+        upload_limit_check(request)
+        # request.data is read, never copied: a QueryDict copy deep-copies the uploaded files,
+        # and a file Django spooled to disk (over 2.5 MiB) cannot be copied (it was a 500).
+        data = request.data
         # Accept `file` as well as `files`, and both as repeated multipart parts.
         uploads = request.FILES.getlist("files") + request.FILES.getlist("file")
         serializer = BenchmarkImportInput(
@@ -128,7 +155,15 @@ class BenchmarkImportApi(APIView):
                 "category": data.get("category", ""),
             }
         )
-        serializer.is_valid(raise_exception=True)
+        if not serializer.is_valid():
+            # The same shape as a rejected file, so clients handle one kind of 400.
+            raise ImportRejected(
+                [
+                    ImportProblem("", None, name, str(message))
+                    for name, messages in serializer.errors.items()
+                    for message in _flatten(messages)
+                ]
+            )
         values = serializer.validated_data
         report = benchmark_import(
             dataset_name=values["dataset"],
@@ -139,3 +174,12 @@ class BenchmarkImportApi(APIView):
             category=values["category"],
         )
         return Response(report.as_dict(), status=status.HTTP_201_CREATED)
+
+
+def _flatten(messages) -> list[str]:
+    """DRF error details nest (a list field's errors are keyed by index); list the texts."""
+    if isinstance(messages, dict):
+        return [text for value in messages.values() for text in _flatten(value)]
+    if isinstance(messages, list):
+        return [text for value in messages for text in _flatten(value)]
+    return [str(messages)]

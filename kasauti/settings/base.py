@@ -105,6 +105,21 @@ STATIC_ROOT = Path(os.environ.get("KASAUTI_STATIC_ROOT", VAR_DIR / "staticfiles"
 MEDIA_ROOT = Path(os.environ.get("KASAUTI_MEDIA_ROOT", VAR_DIR / "media"))
 MEDIA_URL = "/media/"
 
+# Rate-limit counters (and nothing else yet). Several web processes must share them, so a
+# deployment with more than one process sets KASAUTI_CACHE_URL=redis://host:6379/1.
+_cache_url = os.environ.get("KASAUTI_CACHE_URL", "")
+CACHES = {
+    "default": (
+        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": _cache_url}
+        if _cache_url
+        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    )
+}
+
+# Uploads (POST /api/imports/): anything above this many bytes is refused with 413 before it
+# is read. Files above FILE_UPLOAD_MAX_MEMORY_SIZE (Django's 2.5 MiB) are spooled to disk.
+KASAUTI_MAX_UPLOAD_BYTES = int(os.environ.get("KASAUTI_MAX_UPLOAD_BYTES", str(200 * 1000 * 1000)))
+
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/"
@@ -116,8 +131,14 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    "DEFAULT_PAGINATION_CLASS": "apps.core.pagination.BoundedLimitOffsetPagination",
     "PAGE_SIZE": 100,
+    # Password checks (token endpoint and sign-in pages, apps.accounts.throttles): per client
+    # address and per username. Counts live in the cache (CACHES below).
+    "DEFAULT_THROTTLE_RATES": {
+        "password_address": os.environ.get("KASAUTI_LOGIN_RATE_ADDRESS", "20/min"),
+        "password_username": os.environ.get("KASAUTI_LOGIN_RATE_USERNAME", "10/min"),
+    },
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "apps.core.api.exception_handler",
 }
