@@ -5,6 +5,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml constraints.txt | sha1sum | cut -c1-12)
 
+# The import tests also run on SQLite: every tests/catalog/test_import*.py file.
+SQLITE_TESTS := $(wildcard tests/catalog/test_import*.py)
+
 .PHONY: run test setup services lint bench clean
 
 # Create the virtual environment and install Kasauti. torch is installed first and pinned: the
@@ -25,9 +28,10 @@ run: setup
 	scripts/run.sh
 
 # Set up and run the whole test suite against real PostgreSQL and Redis (started if down)
-# and a real headless Chromium.
+# and a real headless Chromium; then the import tests again on SQLite, the `make run` default.
 test: setup services
 	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -p no:cacheprovider --ds=kasauti.settings.test_sqlite $(SQLITE_TESTS)
 
 services:
 	scripts/test-services.sh

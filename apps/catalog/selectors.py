@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import django_filters
 from django.db.models import Count, IntegerField, OuterRef, Prefetch, QuerySet, Subquery
 from django.db.models.functions import Coalesce
@@ -55,6 +57,25 @@ def template_list() -> QuerySet[Template]:
             ),
         )
     )
+
+
+def template_current_versions(
+    *, dataset: Dataset | None = None, templates: Iterable[Template] | None = None
+) -> QuerySet[TemplateVersion]:
+    """The current (highest-numbered) version of each template, of a dataset or of the given
+    templates. A correlated MAX subquery rather than DISTINCT ON, which SQLite (the `make run`
+    default) does not support."""
+    latest = (
+        TemplateVersion.objects.filter(template=OuterRef("template"))
+        .order_by("-number")
+        .values("number")[:1]
+    )
+    versions = TemplateVersion.objects.filter(number=Subquery(latest))
+    if dataset is not None:
+        versions = versions.filter(template__dataset=dataset)
+    if templates is not None:
+        versions = versions.filter(template__in=list(templates))
+    return versions
 
 
 def instance_list() -> QuerySet[Instance]:

@@ -15,7 +15,7 @@ from django.utils import timezone
 from apps.core.errors import ConflictError, KasautiError
 from apps.core.text import nfc_deep
 
-from . import generators, instantiation
+from . import generators, instantiation, selectors
 from .bulk import instances_insert
 from .models import (
     Category,
@@ -346,15 +346,11 @@ class InstantiationPlan:
 
 
 def _current_versions(dataset: Dataset) -> list[TemplateVersion]:
-    versions = (
-        TemplateVersion.objects.filter(template__dataset=dataset)
+    return list(
+        selectors.template_current_versions(dataset=dataset)
         .select_related("template", "template__category")
-        .order_by("template__position", "template_id", "-number")
+        .order_by("template__position", "template_id")
     )
-    current: dict[int, TemplateVersion] = {}
-    for version in versions:
-        current.setdefault(version.template_id, version)
-    return list(current.values())
 
 
 def instantiation_plan(*, dataset: Dataset) -> InstantiationPlan:

@@ -12,7 +12,7 @@ esbbq.CaBbqReader, indibias.IndiBiasReader, indicasa.IndiCasaReader); their modu
 give the expected columns.
 """
 
-from .service import FORMATS, READERS, ImportReport, benchmark_import, parse_import
 from .tables import ImportFile
+from .writer import FORMATS, READERS, ImportReport, benchmark_import, parse_import
 
 __all__ = ["FORMATS", "READERS", "ImportFile", "ImportReport", "benchmark_import", "parse_import"]

@@ -17,7 +17,7 @@ from typing import Any
 from django.db import transaction
 from django.db.models import Max
 
-from apps.catalog import services
+from apps.catalog import selectors, services
 from apps.catalog.models import (
     Category,
     ContextSentence,
@@ -259,9 +259,7 @@ def _write_templates(
     }
     current = {
         version.template_id: version
-        for version in TemplateVersion.objects.filter(template__in=list(existing.values()))
-        .order_by("template_id", "-number")
-        .distinct("template_id")
+        for version in selectors.template_current_versions(templates=existing.values())
     }
     base = dataset.templates.aggregate(m=Max("position"))["m"] or 0
     new: list[tuple[int, TemplateRecord]] = []
