@@ -42,7 +42,7 @@ INSTANCE_COLUMNS = (
     "retired_at",
     "created_at",
 )
-_JSON_COLUMNS = {"placeholder_values", "option_roles", "answer_info"}
+_JSON_COLUMNS = {"placeholder_values", "option_roles", "answer_info", "additional_metadata"}
 
 
 def instances_insert(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Iterable
 
 import django_filters
@@ -10,10 +11,12 @@ from django.db.models.functions import Coalesce
 
 from apps.core.filters import ReferenceFilter
 
+from . import compare
 from .models import (
     Category,
     ContextSet,
     Dataset,
+    Finding,
     Instance,
     SentencePair,
     StereotypeConcept,
@@ -175,3 +178,52 @@ class ContextSetFilter(_DatasetKindFilter):
 
 def category_list() -> QuerySet[Category]:
     return Category.objects.prefetch_related("components")
+
+
+def dataset_compare_items(*, dataset: Dataset, language: str) -> list[compare.Item]:
+    """A dataset's live original instances in one language, as the reproduction report
+    compares them (with the finding kinds of each instance's template version)."""
+    findings: dict[int, list[str]] = defaultdict(list)
+    for version_id, kind in Finding.objects.filter(
+        dataset=dataset, template_version__isnull=False
+    ).values_list("template_version_id", "kind"):
+        findings[version_id].append(kind)
+    generators = dict(
+        TemplateVersion.objects.filter(template__dataset=dataset).values_list("id", "generator")
+    )
+    rows = (
+        Instance.objects.filter(
+            dataset=dataset,
+            language=language,
+            retired_at__isnull=True,
+            source_instance__isnull=True,
+        )
+        .order_by("category__name", "example_id", "id")
+        .values_list(
+            "id", "category__name", "question_index", "context_condition", "question_polarity",
+            "context", "question", "ans0", "ans1", "ans2", "label", "option_roles",
+            "template_version_id", "proper_noun",
+        )
+        .iterator(chunk_size=5000)
+    )  # fmt: skip
+    return [
+        compare.Item(
+            category=category,
+            question_index=question_index,
+            context_condition=condition,
+            question_polarity=polarity,
+            context=context,
+            question=question,
+            answers=(ans0, ans1, ans2),
+            label=label,
+            roles=tuple(roles),
+            ref=f"instance {pk}",
+            findings=tuple(findings.get(version_id, ())),
+            # BBQ's generator samples proper names at random (no seed in the original).
+            drawn=proper_noun and generators.get(version_id) == "bbq",
+        )
+        for (
+            pk, category, question_index, condition, polarity, context, question,
+            ans0, ans1, ans2, label, roles, version_id, proper_noun,
+        ) in rows
+    ]  # fmt: skip

@@ -32,11 +32,11 @@ from .services import (
     dataset_export_refuse,
     release_create,
     release_create_async,
+    release_file_content_type,
     release_file_name,
     release_file_path,
     sha256_digest_header,
 )
-from .writers import WRITERS
 
 
 class ErrorSerializer(serializers.Serializer):
@@ -212,7 +212,7 @@ class ReleaseExportApi(APIView):
             open(path, "rb"),  # noqa: SIM115 (FileResponse closes it)
             as_attachment=True,
             filename=release_file_name(release_file=release_file),
-            content_type=WRITERS[release_file.format].content_type,
+            content_type=release_file_content_type(release_file=release_file),
         )
         response["X-Checksum-SHA256"] = release_file.sha256
         response["Digest"] = sha256_digest_header(release_file.sha256)

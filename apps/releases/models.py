@@ -100,12 +100,19 @@ class FileKind(models.TextChoices):
     SENTENCE_PAIRS = "sentence_pairs", "Sentence pairs"
     TUPLES = "tuples", "Stereotype tuples"
     CONTEXT_SETS = "context_sets", "Context sets"
+    # A dataset imported from published instance files, in the source's own layout.
+    PUBLISHED = "published", "Published layout"
+
+
+# The kinds written as tables in every format (jsonl, csv, parquet); `published` is not one.
+TABLE_KINDS = tuple(kind for kind in FileKind.values if kind != FileKind.PUBLISHED)
 
 
 class FileFormat(models.TextChoices):
     JSONL = "jsonl", "JSON Lines"
     CSV = "csv", "CSV"
     PARQUET = "parquet", "Parquet"
+    ZIP = "zip", "Zip of the source files"
 
 
 class ReleaseFile(ImmutableModel):

@@ -27,6 +27,7 @@ from apps.catalog.models import (
 from apps.core.filters import ReferenceFilter
 
 from .models import FileKind, Release, ReleaseFile
+from .published import published_instance_rows, release_is_published
 
 CHUNK_SIZE = 5000
 
@@ -249,6 +250,8 @@ def release_rows(*, release: Release, kind: str) -> Iterator[Row]:
     """The rows of one kind for a release being written (non-instance kinds are frozen by
     the files themselves: they have no retirement, so the files are their snapshot)."""
     if kind == FileKind.INSTANCES:
+        if release_is_published(release=release):
+            return published_instance_rows(release=release)
         return release_instance_rows(release=release)
     if kind == FileKind.SENTENCE_PAIRS:
         return dataset_sentence_pair_rows(dataset_id=release.dataset_id)

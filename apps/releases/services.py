@@ -25,7 +25,8 @@ from apps.catalog.services import instantiation_plan
 from apps.core.errors import ConflictError, KasautiError, NotReleasedError
 from apps.core.models import Job
 
-from .models import FileKind, Release, ReleaseFile, ReleaseInstance
+from .models import TABLE_KINDS, Release, ReleaseFile, ReleaseInstance
+from .published import CONTENT_TYPES, published_file_write
 from .selectors import release_latest, release_rows
 from .writers import WRITERS, HashingFile, batched
 
@@ -53,9 +54,15 @@ def release_file_path(*, release_file: ReleaseFile) -> Path:
 def release_file_name(*, release_file: ReleaseFile) -> str:
     """Download name: <dataset>-r<number>-<kind>.<ext>."""
     release = release_file.release
-    extension = WRITERS[release_file.format].extension
+    writer = WRITERS.get(release_file.format)
+    extension = writer.extension if writer else release_file.format
     name = slugify(release.dataset.name) or "dataset"
     return f"{name}-r{release.number}-{release_file.kind}.{extension}"
+
+
+def release_file_content_type(*, release_file: ReleaseFile) -> str:
+    writer = WRITERS.get(release_file.format)
+    return writer.content_type if writer else CONTENT_TYPES[release_file.format]
 
 
 def sha256_digest_header(hex_digest: str) -> str:
@@ -101,7 +108,7 @@ def _files_write(*, release: Release, directory: Path, relative_dir: str) -> lis
     """Write every kind in every format: one database pass per kind, fanned out to the three
     writers batch by batch, each hashing as it writes."""
     files: list[ReleaseFile] = []
-    for kind in FileKind.values:
+    for kind in TABLE_KINDS:  # the published layout is written by apps.releases.published
         with ExitStack() as stack:
             sinks: dict[str, HashingFile] = {}
             writers = {}
@@ -186,6 +193,9 @@ def release_create(*, dataset: Dataset, created_by=None, notes: str = "") -> Rel
             tmp_dir.mkdir()
             ReleaseFile.objects.bulk_create(
                 _files_write(release=release, directory=tmp_dir, relative_dir=relative_dir)
+                + published_file_write(
+                    release=release, directory=tmp_dir, relative_dir=relative_dir
+                )
             )
             if final_dir.exists():
                 # No committed release owns this number (we hold the lock), so this is the

@@ -7,6 +7,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from apps.catalog.importers import FORMATS, ImportFile, benchmark_import, parse_import
+from apps.catalog.importers.instances import INSTANCE_FORMATS, instances_import, instances_parse
 from apps.core.errors import ImportProblem, ImportRejected
 
 
@@ -17,7 +18,9 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser) -> None:
-        parser.add_argument("--format", required=True, choices=FORMATS, dest="fmt")
+        parser.add_argument(
+            "--format", required=True, choices=FORMATS + INSTANCE_FORMATS, dest="fmt"
+        )
         parser.add_argument("--dataset", required=True, help="Dataset name.")
         parser.add_argument(
             "--language",
@@ -45,18 +48,28 @@ class Command(BaseCommand):
             if missing:
                 # Still check the readable files, so one run reports every problem.
                 parsed = (
-                    parse_import(fmt=fmt, files=uploads, language=language, category=category)
+                    (
+                        instances_parse(fmt=fmt, files=uploads)
+                        if fmt in INSTANCE_FORMATS
+                        else parse_import(
+                            fmt=fmt, files=uploads, language=language, category=category
+                        )
+                    )
                     if uploads
                     else None
                 )
                 raise ImportRejected(missing + (parsed.problems if parsed else []))
-            report = benchmark_import(
-                dataset_name=dataset,
-                fmt=fmt,
-                files=uploads,
-                language=language,
-                category=category,
-            )
+            if fmt in INSTANCE_FORMATS:
+                # Published instance files (BBQ data/*.jsonl, ...): instances, no templates.
+                report = instances_import(dataset_name=dataset, fmt=fmt, files=uploads)
+            else:
+                report = benchmark_import(
+                    dataset_name=dataset,
+                    fmt=fmt,
+                    files=uploads,
+                    language=language,
+                    category=category,
+                )
         except ImportRejected as rejected:
             self.stderr.write(str(rejected))
             raise CommandError(
