@@ -30,3 +30,7 @@ urlpatterns = [
     path("translation/", include("apps.translation.urls")),
     path("", include("apps.catalog.urls")),
 ]
+
+# API clients get JSON errors even from Django itself (no route, unhandled error).
+handler404 = "apps.core.views.not_found"
+handler500 = "apps.core.views.server_error"

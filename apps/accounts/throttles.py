@@ -8,6 +8,7 @@ machines trying one account).
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from functools import wraps
 
@@ -34,7 +35,9 @@ class PasswordAttemptsByUsername(SimpleRateThrottle):
         username = _posted_username(request)
         if not username:
             return None
-        return self.cache_format % {"scope": self.scope, "ident": username.casefold()[:150]}
+        # Hashed: a username may hold any character, a cache key may not.
+        ident = hashlib.sha256(username.casefold().encode("utf-8", "replace")).hexdigest()
+        return self.cache_format % {"scope": self.scope, "ident": ident}
 
 
 PASSWORD_THROTTLES = [PasswordAttemptsByAddress, PasswordAttemptsByUsername]

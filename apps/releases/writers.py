@@ -24,6 +24,8 @@ from typing import Any, BinaryIO, ClassVar
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from .csv_safety import csv_cell_neutralise, csv_cell_restore
+
 Row = dict[str, Any]
 
 BATCH_SIZE = 5000
@@ -199,7 +201,8 @@ class JsonlWriter(Writer):
 
 
 class CsvWriter(Writer):
-    """Same columns as JSONL; nested values (structs, lists) are JSON strings."""
+    """Same columns as JSONL; nested values (structs, lists) are JSON strings. Text cells
+    that a spreadsheet would run as a formula are neutralised (csv_safety)."""
 
     format = "csv"
     extension = "csv"
@@ -209,6 +212,7 @@ class CsvWriter(Writer):
         super().__init__(fileobj, kind=kind)
         self.names = self.schema.names
         self.nested = [_is_nested(field) for field in self.schema]
+        self.text = [pa.types.is_string(field.type) for field in self.schema]
         self.header_written = False
 
     def write_batch(self, rows: list[Row]) -> None:
@@ -218,9 +222,17 @@ class CsvWriter(Writer):
             out.writerow(self.names)
             self.header_written = True
         dumps = json.JSONEncoder(ensure_ascii=False).encode
-        pairs = list(zip(self.names, self.nested, strict=True))
+        columns = list(zip(self.names, self.nested, self.text, strict=True))
         out.writerows(
-            [dumps(row[name]) if nested else row[name] for name, nested in pairs] for row in rows
+            [
+                dumps(row[name])
+                if nested
+                else csv_cell_neutralise(row[name])
+                if text and row[name] is not None
+                else row[name]
+                for name, nested, text in columns
+            ]
+            for row in rows
         )
         self.fileobj.write(buffer.getvalue().encode("utf-8"))
         self.rows += len(rows)
@@ -281,6 +293,8 @@ class CsvReader(Reader):
                 decoders[field.name] = json.loads
             elif pa.types.is_integer(field.type):
                 decoders[field.name] = int
+            elif pa.types.is_string(field.type):
+                decoders[field.name] = csv_cell_restore
         try:
             for row in csv.DictReader(text):
                 yield {

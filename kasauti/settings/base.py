@@ -153,6 +153,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        # Document DRF's error answers (400/401/403/404/405/429...) on every operation.
+        "apps.core.schema.add_error_responses",
+    ],
     "ENUM_NAME_OVERRIDES": {
         "PairingEnum": "apps.catalog.models.Pairing",
         "ReviewStatusEnum": "apps.catalog.models.ReviewStatus",
