@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 from drf_spectacular.utils import (
     OpenApiExample,
+    OpenApiParameter,
     OpenApiResponse,
     extend_schema,
     inline_serializer,
@@ -17,8 +18,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.accounts.permissions import IsResearcher
+from apps.core.api import JobOutputSerializer
 from apps.core.errors import ImportProblem, ImportRejected
 
+from .import_jobs import benchmark_import_async
 from .importers import FORMATS, ImportFile, benchmark_import
 
 
@@ -112,10 +115,21 @@ class BenchmarkImportApi(APIView):
 
     @extend_schema(
         operation_id="benchmark_import",
+        parameters=[
+            OpenApiParameter(
+                "async", bool, description="Import in a background job whatever the size."
+            )
+        ],
         summary="Import benchmark files into a dataset",
         request={"multipart/form-data": BenchmarkImportInput},
         responses={
             201: ImportReportOutput,
+            202: OpenApiResponse(
+                JobOutputSerializer,
+                description="Large uploads (over KASAUTI_IMPORT_INLINE_MAX_BYTES, or with "
+                "?async=1) are imported by a background job: poll /api/jobs/{id}/; its "
+                "result is the report, or `problems` when the import was rejected.",
+            ),
             400: ImportRejectedOutput,
             403: OpenApiResponse(description="Only researchers and admins can import."),
             413: OpenApiResponse(description="The upload is larger than the configured limit."),
@@ -165,6 +179,20 @@ class BenchmarkImportApi(APIView):
                 ]
             )
         values = serializer.validated_data
+        size = sum(upload.size for upload in values["files"])
+        asked = request.query_params.get("async", "").lower() in {"1", "true", "yes"}
+        if asked or size > settings.KASAUTI_IMPORT_INLINE_MAX_BYTES:
+            # Parsing and writing a large import takes long and much memory: not in the
+            # web process. The worker runs the same all-or-nothing import.
+            job = benchmark_import_async(
+                dataset_name=values["dataset"],
+                fmt=values["format"],
+                uploads=values["files"],
+                created_by=request.user,
+                language=values["language"],
+                category=values["category"],
+            )
+            return Response(JobOutputSerializer(job).data, status=status.HTTP_202_ACCEPTED)
         report = benchmark_import(
             dataset_name=values["dataset"],
             fmt=values["format"],

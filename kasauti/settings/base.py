@@ -119,6 +119,14 @@ CACHES = {
 # Uploads (POST /api/imports/): anything above this many bytes is refused with 413 before it
 # is read. Files above FILE_UPLOAD_MAX_MEMORY_SIZE (Django's 2.5 MiB) are spooled to disk.
 KASAUTI_MAX_UPLOAD_BYTES = int(os.environ.get("KASAUTI_MAX_UPLOAD_BYTES", str(200 * 1000 * 1000)))
+# Uploads larger than this (all files together) are imported by a background job (202 + job)
+# instead of inside the request.
+KASAUTI_IMPORT_INLINE_MAX_BYTES = int(os.environ.get("KASAUTI_IMPORT_INLINE_MAX_BYTES", "2000000"))
+# What one imported file may hold (apps.catalog.importers.tables.TableLimits).
+KASAUTI_IMPORT_MAX_ROWS = int(os.environ.get("KASAUTI_IMPORT_MAX_ROWS", "300000"))
+KASAUTI_IMPORT_MAX_CELLS = int(os.environ.get("KASAUTI_IMPORT_MAX_CELLS", "5000000"))
+KASAUTI_IMPORT_MAX_COLUMNS = int(os.environ.get("KASAUTI_IMPORT_MAX_COLUMNS", "500"))
+KASAUTI_IMPORT_MAX_XLSX_BYTES = int(os.environ.get("KASAUTI_IMPORT_MAX_XLSX_BYTES", "300000000"))
 
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
