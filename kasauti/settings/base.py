@@ -143,6 +143,9 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 100,
     # Password checks (token endpoint and sign-in pages, apps.accounts.throttles): per client
     # address and per username. Counts live in the cache (CACHES below).
+    # Client address for rate limits: REMOTE_ADDR unless this many trusted proxies add
+    # X-Forwarded-For (DRF's default trusts any X-Forwarded-For, which a client can forge).
+    "NUM_PROXIES": int(os.environ.get("KASAUTI_NUM_PROXIES", "0")),
     "DEFAULT_THROTTLE_RATES": {
         "password_address": os.environ.get("KASAUTI_LOGIN_RATE_ADDRESS", "20/min"),
         "password_username": os.environ.get("KASAUTI_LOGIN_RATE_USERNAME", "10/min"),

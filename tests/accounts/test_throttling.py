@@ -82,3 +82,16 @@ def test_login_page_signs_in_and_get_is_not_counted(rates, client, researcher) -
     response = client.post("/accounts/login/", {"username": "rekha", "password": PASSWORD})
     assert response.status_code == 302
     assert client.session["_auth_user_id"] == str(researcher.pk)
+
+
+def test_a_forged_x_forwarded_for_does_not_reset_the_address_limit(rates, researcher) -> None:
+    client = APIClient()
+    codes = [
+        client.post(
+            TOKEN_URL,
+            {"username": f"user{i}", "password": "x"},
+            HTTP_X_FORWARDED_FOR=f"10.9.9.{i}",
+        ).status_code
+        for i in range(10)
+    ]
+    assert codes == [400] * 8 + [429] * 2
