@@ -60,7 +60,8 @@ class ReferenceField(forms.CharField):
         try:
             return reference_lookup(self.model, value, name_field=self.name_field)
         except ReferenceNotFound as error:
-            raise forms.ValidationError(str(error)) from None
+            # As a parameter: django-filter %-formats the message, and the value may hold "%".
+            raise forms.ValidationError("%(reason)s", params={"reason": str(error)}) from None
 
 
 @extend_schema_field(OpenApiTypes.STR)

@@ -101,3 +101,10 @@ def test_bad_references_in_translation_and_release_lists_are_400(annotator_clien
     response = annotator_client.get(url)
     assert response.status_code == 400, response.content
     assert set(response.json()) & {"job", "status", "passed", "dataset_name"}
+
+
+def test_a_value_with_percent_signs_is_a_400_not_a_500(annotator_client, two_datasets):
+    # Found by the schemathesis run: the message quotes the value and was %-formatted.
+    response = annotator_client.get("/api/instances/?dataset=%25s%25d%25(x)s")
+    assert response.status_code == 400
+    assert "%s%d%(x)s" in response.json()["dataset"][0]
