@@ -11,6 +11,7 @@ api_patterns = [
     path("", include("apps.catalog.urls_api")),
     path("", include("apps.releases.urls_api")),
     path("", include("apps.translation.urls_api")),
+    path("", include("apps.annotation.urls_api")),
     path("jobs/<int:pk>/", JobDetailApi.as_view(), name="job-detail"),
     # POST username + password -> {"token": ...}; send it as "Authorization: Token <token>".
     path("auth/token/", TokenObtainApi.as_view(), name="api-token"),
@@ -28,6 +29,7 @@ urlpatterns = [
     path("accounts/", include("django.contrib.auth.urls")),
     path("api/", include(api_patterns)),
     path("translation/", include("apps.translation.urls")),
+    path("annotate/", include("apps.annotation.urls")),
     path("", include("apps.catalog.urls")),
 ]
 

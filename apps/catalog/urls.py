@@ -9,9 +9,11 @@ app_name = "web"
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("import/", views.benchmark_import_page, name="import"),
     path("datasets/<int:pk>/", views.dataset_detail, name="dataset"),
     path("datasets/<int:pk>/instantiate/", views.dataset_instantiate, name="dataset-instantiate"),
     path("datasets/<int:pk>/instances/", views.instance_list, name="instances"),
+    path("datasets/<int:pk>/findings/", views.dataset_findings, name="findings"),
     path("datasets/<int:pk>/releases/", views.release_list, name="releases"),
     path("datasets/<int:pk>/releases/new/", views.dataset_release, name="dataset-release"),
     path("templates/<int:pk>/", views.template_detail, name="template"),

@@ -43,6 +43,7 @@ INSTALLED_APPS = [
     "apps.catalog",
     "apps.releases",
     "apps.translation",
+    "apps.annotation",
 ]
 
 MIDDLEWARE = [
@@ -172,6 +173,7 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "PairingEnum": "apps.catalog.models.Pairing",
         "ReviewStatusEnum": "apps.catalog.models.ReviewStatus",
+        "FindingStatusEnum": "apps.catalog.models.Finding.Status",
     },
 }
 
@@ -262,3 +264,9 @@ SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"] = {
     "CorrectionStatusEnum": "apps.translation.models.CorrectionItem.Status",
 }
 # --- end translation --------------------------------------------------------------------------
+
+# --- annotation ----------------------------------------------------------------------------------
+SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"] = {
+    **SPECTACULAR_SETTINGS.get("ENUM_NAME_OVERRIDES", {}),
+    "CampaignKindEnum": "apps.annotation.models.CampaignKind",
+}

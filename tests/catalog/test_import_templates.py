@@ -58,9 +58,16 @@ def test_bharatbbq_caste_rows_map_to_templates() -> None:
 
     proper = version_of("Caste-1a-pn-biased")
     assert proper.proper_noun is True
-    # `{NAME1}}` typo in the text is normalised.
-    assert proper.disambiguating_context.startswith("{{NAME1}} insisted")
+    # A `{NAME1}}` typo stays as published (BharatBBQ's generator does not fill it): a finding.
+    assert proper.disambiguating_context.startswith("{NAME1}} insisted")
     assert proper.answer_negative == "{{NAME1}}"
+    [typo] = proper.findings.all()
+    assert (typo.kind, typo.field, typo.original) == (
+        "parse-repair",
+        "Disambiguating_Context",
+        proper.disambiguating_context,
+    )
+    assert report.findings_by_kind == {"parse-repair": 2}  # the pn-anti row has it too
 
 
 def test_reimport_edits_only_changed_templates() -> None:

@@ -1,23 +1,22 @@
-"""BBQ (nyu-mll/BBQ `new_templates - <Category>.csv`) and BharatBBQ (`Templates/<Cat>.csv`).
+"""BBQ (nyu-mll/BBQ `new_templates - <Category>.csv`); BharatBBQ has its own reader
+(bharatbbq.py).
 
-Both are one template per row with the columns below (matched by name, any order, extra
+One template per row with the columns below (matched by name, any order, extra
 columns ignored). Required: Q_id, Category, Ambiguous_Context, Disambiguating_Context,
 Question_negative (or Question_negative_stereotype), Question_non_negative, Answer_negative,
-Answer_non_negative, Known_stereotyped_groups; BharatBBQ also needs Names and Pairing.
+Answer_non_negative, Known_stereotyped_groups.
 Optional: version, Subcategory, Names, Proper_nouns_only (or "Proper Nouns"),
 Lexical_diversity, NAME1_info, NAME2_info, Known_anti-stereotyped-groups,
 Relevant_social_values, Stated_gender_info, Notes (source URLs), Transformation_type,
 Transformation_reason, Original_BBQ_id.
 
-Who is the stereotyped NAME:
-* BharatBBQ states it through `Pairing`: `biased` = the NAME in Answer_negative is the
-  stereotyped group, `anti` = the NAME in Answer_non_negative is.
-* BBQ does not: the NAME whose values or NAMEn_info code appear in Known_stereotyped_groups is
-  the target, and the template is stereotypical iff Answer_negative names it. Templates with no
-  Names take NAME1/NAME2 from a `vocabulary.csv` given among the files (NAME1 = the category's
-  names in Known_stereotyped_groups, NAME2 = the others, all of them: no downsampling), or for
-  proper-noun templates from `vocabulary_proper_names.csv` (first names whose ethnicity or
-  gender is a stereotyped group vs the other first names; no random last names).
+Who is the stereotyped NAME: BBQ does not say (BharatBBQ's `Pairing` does); the NAME whose
+values or NAMEn_info code appear in Known_stereotyped_groups is the target, and the template is
+stereotypical iff Answer_negative names it. Templates with no Names take NAME1/NAME2 from a
+`vocabulary.csv` given among the files (NAME1 = the category's names in
+Known_stereotyped_groups, NAME2 = the others, all of them: no downsampling), or for proper-noun
+templates from `vocabulary_proper_names.csv` (first names whose ethnicity or gender is a
+stereotyped group vs the other first names; no random last names).
 """
 
 from __future__ import annotations
@@ -25,15 +24,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from apps.catalog.instantiation import answer_name
-
 from .base import Reader
 from .records import ParseResult
 from .tables import Row, Table, apply_aliases, missing_columns
 from .templates import (
-    ANTI_STEREOTYPICAL,
     NAME_AXES,
-    STEREOTYPICAL,
     TemplateDraft,
     finish_template,
     notes_text,
@@ -74,17 +69,6 @@ CORE_REQUIRED = (
     *TEXT_COLUMNS.values(),
     "known_stereotyped_groups",
 )
-_PAIRING_WORDS = {
-    "biased": STEREOTYPICAL,
-    "bias": STEREOTYPICAL,
-    "stereo": STEREOTYPICAL,
-    "stereotypical": STEREOTYPICAL,
-    "np": STEREOTYPICAL,
-    "anti": ANTI_STEREOTYPICAL,
-    "antistereo": ANTI_STEREOTYPICAL,
-    "anti-stereotypical": ANTI_STEREOTYPICAL,
-    "nnp": ANTI_STEREOTYPICAL,
-}
 
 
 def _loose(text: str) -> str:
@@ -202,38 +186,6 @@ class _TemplateCsvReader(Reader):
             placeholder_groups=self.groups(common),
             extra=extra,
         )
-
-
-class BharatBbqReader(_TemplateCsvReader):
-    format = "bharatbbq"
-    required = (*CORE_REQUIRED, "names", "pairing")
-
-    def read_row(self, table: Table, row: Row, result: ParseResult) -> None:
-        pairing = _PAIRING_WORDS.get(row.get("pairing").lower())
-        if pairing is None:
-            result.problem(
-                table.file,
-                row.line,
-                table.label("pairing"),
-                f"expected biased or anti, got {row.get('pairing')!r}",
-            )
-        common = self.common(table, row, result)
-        if common is None or pairing is None:
-            return
-        extra = self.extra(table, row, common, result)
-        if extra is None:
-            return
-        # biased: Answer_negative names the stereotyped group; anti: Answer_non_negative does.
-        answer_field = "answer_negative" if pairing == STEREOTYPICAL else "answer_non_negative"
-        target = answer_name(common.texts[answer_field]) or "NAME1"
-        tag = ("pn" if common.proper_noun else "cn") + (
-            "-biased" if pairing == STEREOTYPICAL else "-anti"
-        )
-        external_id = f"{common.category}-{common.q_id}{common.version}-{tag}"
-        draft = self.draft(table, row, common, external_id, extra)
-        draft.target_placeholder = target
-        draft.pairing = pairing
-        finish_template(draft, result)
 
 
 @dataclass

@@ -41,10 +41,16 @@ class Row:
     """One data row: cells keyed by canonical header, plus where it starts in the file."""
 
     line: int
-    cells: dict[str, str]
+    cells: dict[str, str]  # NFC, stripped
+    # The cells whose text has spaces or newlines at its ends, as published (NFC): a reader
+    # that reproduces a generator which keeps them (BharatBBQ) reads them with `get_raw`.
+    raw: dict[str, str] = field(default_factory=dict)
 
     def get(self, key: str) -> str:
         return self.cells.get(key, "")
+
+    def get_raw(self, key: str) -> str:
+        return self.raw.get(key, self.cells.get(key, ""))
 
 
 @dataclass
@@ -267,10 +273,16 @@ def _header_keys(header: Iterable[str], table: Table) -> list[str | None]:
 def _append_row(table: Table, keys: list[str | None], values: list[str], line: int) -> None:
     if not any(v.strip() for v in values):
         return  # blank lines and empty spreadsheet rows carry nothing
-    cells = {
-        key: nfc(value).strip() for key, value in zip(keys, values, strict=False) if key is not None
-    }
-    table.rows.append(Row(line=line, cells=cells))
+    cells: dict[str, str] = {}
+    raw: dict[str, str] = {}
+    for key, value in zip(keys, values, strict=False):
+        if key is None:
+            continue
+        text = nfc(value)
+        cells[key] = text.strip()
+        if len(cells[key]) != len(text):
+            raw[key] = text
+    table.rows.append(Row(line=line, cells=cells, raw=raw))
 
 
 def apply_aliases(table: Table, aliases: dict[str, str]) -> None:
