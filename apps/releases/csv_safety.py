@@ -10,6 +10,9 @@ every string. JSONL and Parquet are not touched: they are data formats, not spre
 
 from __future__ import annotations
 
+import pyarrow as pa
+import pyarrow.compute as pc
+
 # The apostrophe itself is in the set so that neutralise/restore is a bijection.
 FORMULA_START = frozenset("=+-@\t\r'")
 
@@ -22,3 +25,15 @@ def csv_cell_neutralise(value: str) -> str:
 def csv_cell_restore(value: str) -> str:
     """The original text of a neutralised CSV cell (inverse of csv_cell_neutralise)."""
     return value[1:] if value.startswith("'") else value
+
+
+# The same test for a whole Arrow column (CsvWriter's column-wise fast path).
+_FORMULA_START_RE = "^[=+\\-@\t\r']"
+
+
+def csv_cells_neutralise(cells: pa.Array) -> pa.Array:
+    """csv_cell_neutralise for every value of a string column (nulls stay null)."""
+    needs = pc.match_substring_regex(cells, _FORMULA_START_RE)
+    if not (pc.sum(needs).as_py() or 0):
+        return cells
+    return pc.if_else(needs, pc.binary_join_element_wise("'", cells, ""), cells)

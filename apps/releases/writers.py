@@ -34,7 +34,7 @@ import pyarrow.compute as pc
 import pyarrow.json as pa_json
 import pyarrow.parquet as pq
 
-from .csv_safety import csv_cell_neutralise, csv_cell_restore
+from .csv_safety import csv_cell_neutralise, csv_cell_restore, csv_cells_neutralise
 
 Row = dict[str, Any]
 
@@ -426,6 +426,8 @@ class CsvWriter(Writer):
             _csv_quote(
                 nested[field.name]
                 if field.name in nested
+                else csv_cells_neutralise(_csv_cells(batch.table.column(field.name), field))
+                if pa.types.is_string(field.type)
                 else _csv_cells(batch.table.column(field.name), field)
             )
             for field in self.schema
