@@ -251,7 +251,9 @@ def _cell_text(value: object) -> str:
     if value is None:
         return ""
     if isinstance(value, bool):
-        return "TRUE" if value else ""
+        # FALSE is a value, not an empty cell: EsBBQ's vocabulary excludes rows whose
+        # include_name is FALSE and keeps the empty ones.
+        return "TRUE" if value else "FALSE"
     if isinstance(value, float) and value.is_integer():
         return str(int(value))  # Excel stores ids such as 12 as 12.0
     return str(value)
@@ -293,6 +295,8 @@ def apply_aliases(table: Table, aliases: dict[str, str]) -> None:
             for row in table.rows:
                 if alias in row.cells:
                     row.cells[canonical] = row.cells.pop(alias)
+                if alias in row.raw:
+                    row.raw[canonical] = row.raw.pop(alias)
 
 
 def missing_columns(table: Table, required: Iterable[str]) -> Iterator[ImportProblem]:
