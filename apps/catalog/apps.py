@@ -8,6 +8,7 @@ class CatalogConfig(AppConfig):
     def ready(self) -> None:
         from apps.core.registry import job_kind_register
 
-        from .jobs import INSTANTIATE_KIND
+        from .jobs import IMPORT_KIND, INSTANTIATE_KIND
 
         job_kind_register(INSTANTIATE_KIND)
+        job_kind_register(IMPORT_KIND)

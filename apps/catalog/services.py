@@ -76,6 +76,8 @@ def dataset_create(
     )
 
 
+# One transaction: a failure on a later row must not leave the first one behind.
+@transaction.atomic
 def category_create(
     *, name: str, description: str = "", components: list[Category] | None = None
 ) -> Category:
@@ -206,6 +208,8 @@ def _validated_content(content: dict[str, Any]) -> dict[str, Any]:
     return content
 
 
+# One transaction: a failure on a later row must not leave the first one behind.
+@transaction.atomic
 def template_create(
     *,
     dataset: Dataset,
@@ -248,6 +252,8 @@ class NewTemplate:
     position: int = 0
 
 
+# One transaction: a failure on a later row must not leave the first one behind.
+@transaction.atomic
 def template_bulk_create(
     *, dataset: Dataset, templates: list[NewTemplate], created_by=None
 ) -> list[TemplateVersion]:

@@ -18,3 +18,17 @@ def instantiate_dataset_task(self, job_id: int) -> None:
         return dataset_instantiate(dataset=dataset, progress=report)
 
     job_run(job_id=job_id, task=self, work=work)
+
+
+@shared_task(bind=True, name="apps.catalog.tasks.import_benchmark")
+def import_benchmark_task(self, job_id: int) -> None:
+    from .import_jobs import benchmark_import_job_cleanup, benchmark_import_job_work
+
+    try:
+        job_run(
+            job_id=job_id,
+            task=self,
+            work=lambda job, report: benchmark_import_job_work(job=job),
+        )
+    finally:
+        benchmark_import_job_cleanup(job_id=job_id)

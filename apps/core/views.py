@@ -7,6 +7,7 @@ from django.core.paginator import Paginator
 from django.db import connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.views import defaults
 from django.views.decorators.http import require_GET, require_POST
 
 from apps.accounts.decorators import researcher_required, role_required
@@ -87,3 +88,21 @@ def job_resume(request: HttpRequest, pk: int) -> HttpResponse:
     except KasautiError as exc:
         messages.error(request, str(exc))
     return redirect("jobs:detail", pk=pk)
+
+
+def _is_api(request: HttpRequest) -> bool:
+    return request.path.startswith("/api/")
+
+
+def not_found(request: HttpRequest, exception: Exception):
+    """404 for a path no route matches (e.g. /api/datasets/abc/): JSON under /api/, as every
+    other API error, and the HTML page elsewhere."""
+    if _is_api(request):
+        return JsonResponse({"detail": "Not found."}, status=404)
+    return defaults.page_not_found(request, exception)
+
+
+def server_error(request: HttpRequest):
+    if _is_api(request):
+        return JsonResponse({"detail": "Server error."}, status=500)
+    return defaults.server_error(request)

@@ -6,7 +6,6 @@ queue); only researchers and admins start, cancel or resume jobs.
 
 from __future__ import annotations
 
-from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_serializer
 from rest_framework import generics, serializers, status
 from rest_framework.response import Response
@@ -14,6 +13,7 @@ from rest_framework.response import Response
 from apps.accounts.permissions import HasRole, ResearcherOrReadOnly
 from apps.catalog.models import Dataset
 from apps.core.api import JobOutputSerializer
+from apps.core.filters import choice_param, reference_param
 from apps.releases.models import Release
 
 from . import selectors, services
@@ -88,11 +88,13 @@ class TranslationJobListApi(generics.ListCreateAPIView):
     permission_classes = [ResearcherOrReadOnly]
     serializer_class = TranslationJobOutput
 
+    @extend_schema(parameters=[OpenApiParameter("dataset", str, description="Id or name.")])
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
     def get_queryset(self):
-        dataset = self.request.query_params.get("dataset")
-        return selectors.translation_job_list(
-            dataset_id=int(dataset) if dataset and dataset.isdigit() else None
-        )
+        dataset = reference_param(self.request.query_params, "dataset", Dataset, name_field="name")
+        return selectors.translation_job_list(dataset_id=dataset.pk if dataset else None)
 
     @extend_schema(request=InputSerializer, responses={202: TranslationJobOutput})
     def post(self, request):
@@ -152,9 +154,8 @@ class TranslatedStringListApi(generics.ListAPIView):
 
     def get_queryset(self):
         params = self.request.query_params
-        job_id = params.get("job")
-        job = get_object_or_404(TranslationJob, pk=job_id) if job_id else None
-        passed_param = params.get("passed", "").lower()
+        job = reference_param(params, "job", TranslationJob)
+        passed_param = choice_param(params, "passed", ["true", "false", "1", "0"])
         passed = {"true": True, "1": True, "false": False, "0": False}.get(passed_param)
         return selectors.translated_string_list(
             job=job, language=params.get("language", ""), passed=passed
@@ -223,11 +224,11 @@ class CorrectionListApi(generics.ListAPIView):
 
     def get_queryset(self):
         params = self.request.query_params
-        job = params.get("job", "")
+        job = reference_param(params, "job", TranslationJob)
         return selectors.correction_list(
-            status=params.get("status", ""),
+            status=choice_param(params, "status", CorrectionItem.Status.values),
             language=params.get("language", ""),
-            job_id=int(job) if job.isdigit() else None,
+            job_id=job.pk if job else None,
         )
 
     def filter_queryset(self, queryset):

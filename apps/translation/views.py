@@ -42,7 +42,13 @@ def job_new(request: HttpRequest) -> HttpResponse:
             else:
                 return redirect("jobs:detail", pk=job.core_job_id)
     else:
-        form = TranslationJobForm(initial={"dataset": request.GET.get("dataset")})
+        # A calibration campaign links here with its suggested threshold and language.
+        initial = {"dataset": request.GET.get("dataset")}
+        if request.GET.get("threshold"):
+            initial["threshold"] = request.GET["threshold"]
+        if request.GET.get("language"):
+            initial["languages"] = [request.GET["language"]]
+        form = TranslationJobForm(initial=initial)
     return render(request, "translation/job_new.html", {"form": form})
 
 

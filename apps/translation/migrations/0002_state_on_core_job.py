@@ -42,7 +42,7 @@ def state_to_core_job(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('core', '0002_job_system'),
+        ('core', '0003_job_system'),
         ('translation', '0001_initial'),
     ]
 

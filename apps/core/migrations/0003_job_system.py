@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('core', '0001_initial'),
+        ('core', '0002_job_kind_import'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
