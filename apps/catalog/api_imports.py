@@ -40,12 +40,27 @@ class BenchmarkImportInput(serializers.Serializer):
         allow_blank=True,
         help_text="indicasa: category when the file name does not give it.",
     )
+    strict = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="Reject the import if there is any finding (each finding becomes a problem).",
+    )
 
 
 class ImportCounts(serializers.Serializer):
     created = serializers.IntegerField()
     updated = serializers.IntegerField(help_text="For templates: new versions.")
     unchanged = serializers.IntegerField()
+
+
+class ImportFindingOutput(serializers.Serializer):
+    file = serializers.CharField()
+    line = serializers.IntegerField(allow_null=True)
+    field = serializers.CharField()
+    kind = serializers.CharField()
+    message = serializers.CharField()
+    original = serializers.CharField(help_text="The cell as published.")
+    concerns = serializers.CharField(help_text="What the finding is attached to.")
 
 
 class ImportReportOutput(serializers.Serializer):
@@ -60,6 +75,12 @@ class ImportReportOutput(serializers.Serializer):
     sentences = serializers.IntegerField()
     by_category = serializers.DictField(child=serializers.IntegerField())
     skipped = serializers.ListField(child=serializers.CharField())
+    strict = serializers.BooleanField()
+    findings = ImportFindingOutput(many=True)
+    findings_by_kind = serializers.DictField(
+        child=serializers.IntegerField(), help_text="Kind -> count, most frequent first."
+    )
+    findings_new = serializers.IntegerField(help_text="Findings not recorded by an earlier import.")
 
 
 ImportRejectedOutput = inline_serializer(
@@ -74,6 +95,9 @@ ImportRejectedOutput = inline_serializer(
                     "line": serializers.IntegerField(allow_null=True),
                     "field": serializers.CharField(),
                     "message": serializers.CharField(),
+                    "kind": serializers.CharField(
+                        help_text="The finding kind, when a strict import rejected a finding."
+                    ),
                 },
             )
         ),
@@ -126,6 +150,7 @@ class BenchmarkImportApi(APIView):
                 "files": uploads,
                 "language": data.get("language") or "en",
                 "category": data.get("category", ""),
+                "strict": data.get("strict", False),
             }
         )
         serializer.is_valid(raise_exception=True)
@@ -137,5 +162,6 @@ class BenchmarkImportApi(APIView):
             created_by=request.user,
             language=values["language"],
             category=values["category"],
+            strict=values["strict"],
         )
         return Response(report.as_dict(), status=status.HTTP_201_CREATED)

@@ -16,6 +16,7 @@ from .models import (
     ContextSentence,
     ContextSet,
     Dataset,
+    Finding,
     Instance,
     SentencePair,
     StereotypeConcept,
@@ -23,7 +24,12 @@ from .models import (
     Template,
     TemplateVersion,
 )
-from .selectors import dataset_list
+from .selectors import (
+    dataset_list,
+    finding_counts_by_kind,
+    finding_counts_by_status,
+    finding_list,
+)
 from .services import InstantiationPlan, instantiation_plan
 
 INSTANCES_PER_PAGE = 25
@@ -82,6 +88,11 @@ class DatasetPage:
     tuples: list[StereotypeTuple]
     context_sets: list[ContextSet]
     last_job_id: int | None = None
+    finding_counts: dict[str, int] = field(default_factory=dict)  # kind -> count
+
+    @property
+    def finding_total(self) -> int:
+        return sum(self.finding_counts.values())
 
 
 def dataset_page(*, dataset: Dataset) -> DatasetPage:
@@ -144,6 +155,7 @@ def dataset_page(*, dataset: Dataset) -> DatasetPage:
             )
         ),
         last_job_id=last_job,
+        finding_counts=finding_counts_by_kind(findings=Finding.objects.filter(dataset=dataset)),
     )
 
 
@@ -241,6 +253,8 @@ class TemplatePage:
     placeholders: list[PlaceholderRow]
     planned: int | None
     concept_usable: bool
+    # Findings of every version of the template (an import's defects), in file order.
+    findings: list[Finding] = field(default_factory=list)
 
 
 def template_page(*, template: Template) -> TemplatePage:
@@ -268,6 +282,11 @@ def template_page(*, template: Template) -> TemplatePage:
         placeholders=placeholders,
         planned=planned,
         concept_usable=concept_usable,
+        findings=list(
+            Finding.objects.filter(template_version__template=template)
+            .select_related("template_version")
+            .order_by("-template_version__number", "file", "line", "id")
+        ),
     )
 
 
@@ -294,6 +313,35 @@ def category_choices(*, dataset: Dataset) -> QuerySet[Category]:
     return Category.objects.filter(
         Q(templates__dataset=dataset) | Q(instances__dataset=dataset)
     ).distinct()
+
+
+FINDINGS_PER_PAGE = 100
+
+
+@dataclass
+class FindingsPage:
+    dataset: Dataset
+    by_kind: dict[str, int]  # over the whole dataset, most frequent first
+    by_status: dict[str, int]
+    page: Page  # of the filtered findings
+    total: int  # filtered
+
+
+def findings_page(*, dataset: Dataset, kind: str, status: str, page: Any) -> FindingsPage:
+    everything = Finding.objects.filter(dataset=dataset)
+    findings = finding_list(dataset=dataset)
+    if kind:
+        findings = findings.filter(kind=kind)
+    if status:
+        findings = findings.filter(status=status)
+    paginator = Paginator(findings, FINDINGS_PER_PAGE)
+    return FindingsPage(
+        dataset=dataset,
+        by_kind=finding_counts_by_kind(findings=everything),
+        by_status=finding_counts_by_status(findings=everything),
+        page=paginator.get_page(page),
+        total=paginator.count,
+    )
 
 
 @dataclass

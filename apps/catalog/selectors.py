@@ -170,6 +170,48 @@ class ContextSetFilter(_DatasetKindFilter):
         fields = ["dataset", "category", "language"]
 
 
+# --- findings (defects of published data kept by an import) ---------------------------------
+
+
+def finding_list(*, dataset: Dataset | None = None) -> QuerySet[Finding]:
+    """Findings with what they concern, in file order."""
+    findings = Finding.objects.select_related(
+        "dataset",
+        "template_version",
+        "template_version__template",
+        "sentence_pair",
+        "context_sentence",
+        "context_sentence__context_set",
+    ).order_by("file", "line", "id")
+    return findings if dataset is None else findings.filter(dataset=dataset)
+
+
+def finding_list_for_template_version(*, template_version: TemplateVersion) -> QuerySet[Finding]:
+    """The findings of one template version (the template page, the validation queue)."""
+    return Finding.objects.filter(template_version=template_version).order_by("file", "line", "id")
+
+
+def finding_counts_by_kind(*, findings: QuerySet[Finding]) -> dict[str, int]:
+    """Kind -> count over a queryset of findings, most frequent first."""
+    rows = findings.order_by().values("kind").annotate(n=Count("*")).order_by("-n", "kind")
+    return {row["kind"]: row["n"] for row in rows}
+
+
+def finding_counts_by_status(*, findings: QuerySet[Finding]) -> dict[str, int]:
+    rows = findings.order_by().values("status").annotate(n=Count("*")).order_by("status")
+    return {row["status"]: row["n"] for row in rows}
+
+
+class FindingFilter(django_filters.FilterSet):
+    dataset = django_filters.CharFilter(field_name="dataset__name")
+    template = django_filters.CharFilter(field_name="template_version__template__external_id")
+    file = django_filters.CharFilter(field_name="file")
+
+    class Meta:
+        model = Finding
+        fields = ["dataset", "kind", "status", "template", "file"]
+
+
 def category_list() -> QuerySet[Category]:
     return Category.objects.prefetch_related("components")
 

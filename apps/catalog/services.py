@@ -21,6 +21,7 @@ from .models import (
     Category,
     Dataset,
     EvidenceReference,
+    Finding,
     Instance,
     ReviewStatus,
     StereotypeConcept,
@@ -521,3 +522,19 @@ def dataset_instantiate_async(*, dataset: Dataset, requested_by=None):
         kind=Job.Kind.INSTANTIATE, params={"dataset_id": dataset.pk}, created_by=requested_by
     )
     return job_dispatch(job=job, task=instantiate_dataset_task)
+
+
+# --- findings --------------------------------------------------------------------------------
+
+
+def finding_status_set(*, finding: Finding, status: str) -> Finding:
+    """Mark a finding reviewed: accepted (the published text stays as it is) or resolved
+    (fixed in a later version); or open it again."""
+    if status not in Finding.Status.values:
+        raise KasautiError(
+            f"unknown finding status {status!r}; use one of {', '.join(Finding.Status.values)}"
+        )
+    if finding.status != status:
+        finding.status = status
+        finding.save(update_fields=["status"])
+    return finding

@@ -12,6 +12,7 @@ urlpatterns = [
     path("datasets/<int:pk>/", views.dataset_detail, name="dataset"),
     path("datasets/<int:pk>/instantiate/", views.dataset_instantiate, name="dataset-instantiate"),
     path("datasets/<int:pk>/instances/", views.instance_list, name="instances"),
+    path("datasets/<int:pk>/findings/", views.dataset_findings, name="findings"),
     path("datasets/<int:pk>/releases/", views.release_list, name="releases"),
     path("datasets/<int:pk>/releases/new/", views.dataset_release, name="dataset-release"),
     path(

@@ -1,6 +1,7 @@
 from django.urls import path
 
 from . import api
+from .api_findings import FindingDetailApi, FindingListApi
 from .api_imports import BenchmarkImportApi
 
 urlpatterns = [
@@ -38,4 +39,6 @@ urlpatterns = [
     path("tuples/", api.TupleListApi.as_view(), name="tuple-list"),
     path("context-sets/", api.ContextSetListApi.as_view(), name="context-set-list"),
     path("imports/", BenchmarkImportApi.as_view(), name="benchmark-import"),
+    path("findings/", FindingListApi.as_view(), name="finding-list"),
+    path("findings/<int:pk>/", FindingDetailApi.as_view(), name="finding-detail"),
 ]

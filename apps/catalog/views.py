@@ -18,7 +18,7 @@ from apps.core.models import Job
 
 from . import page_selectors
 from .forms import InstanceFilterForm
-from .models import LANGUAGE_NAMES, Dataset, Template
+from .models import LANGUAGE_NAMES, Dataset, Finding, Template
 from .services import dataset_instantiate_async
 
 View = Callable[..., HttpResponse]
@@ -104,6 +104,29 @@ def template_detail(request: HttpRequest, pk: int) -> HttpResponse:
         request,
         "catalog/template_detail.html",
         {"page": page_selectors.template_page(template=template)},
+    )
+
+
+@require_GET
+@role_required
+def dataset_findings(request: HttpRequest, pk: int) -> HttpResponse:
+    dataset = get_object_or_404(Dataset, pk=pk)
+    kind = request.GET.get("kind", "")
+    status = request.GET.get("status", "")
+    query = request.GET.copy()
+    query.pop("page", None)
+    return render(
+        request,
+        "catalog/findings.html",
+        {
+            "page": page_selectors.findings_page(
+                dataset=dataset, kind=kind, status=status, page=request.GET.get("page")
+            ),
+            "kind": kind,
+            "status": status,
+            "statuses": Finding.Status.values,
+            "query": query.urlencode(),
+        },
     )
 
 

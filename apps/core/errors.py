@@ -25,13 +25,22 @@ class ImportProblem:
     line: int | None
     field: str
     message: str
+    # Set when a finding was turned into a rejection by a strict import (the finding's kind).
+    kind: str = ""
 
     def __str__(self) -> str:
         where = self.file if self.line is None else f"{self.file}:{self.line}"
-        return f"{where}: {self.field}: {self.message}"
+        kind = f" [{self.kind}]" if self.kind else ""
+        return f"{where}: {self.field}:{kind} {self.message}"
 
     def as_dict(self) -> dict[str, object]:
-        return {"file": self.file, "line": self.line, "field": self.field, "message": self.message}
+        return {
+            "file": self.file,
+            "line": self.line,
+            "field": self.field,
+            "message": self.message,
+            "kind": self.kind,
+        }
 
 
 class ImportRejected(KasautiError):

@@ -135,6 +135,7 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "PairingEnum": "apps.catalog.models.Pairing",
         "ReviewStatusEnum": "apps.catalog.models.ReviewStatus",
+        "FindingStatusEnum": "apps.catalog.models.Finding.Status",
     },
 }
 

@@ -229,6 +229,14 @@ def test_unclear_roles_are_findings_not_rejections() -> None:
     assert report.created == 1 and report.findings == {"option-roles-unclear": 1}
     finding = Finding.objects.get()
     assert (finding.file, finding.line, finding.field) == ("Nationality.jsonl", 1, "answer_info")
+    with pytest.raises(ImportRejected, match="option-roles-unclear"):
+        instances_import(
+            dataset_name="S",
+            fmt="bbq-instances",
+            files=[ImportFile("Nationality.jsonl", data)],
+            strict=True,
+        )
+    assert not Dataset.objects.filter(name="S").exists()
 
 
 @pytest.mark.django_db

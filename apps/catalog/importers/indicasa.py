@@ -2,8 +2,14 @@
     `context_id,sentence,type,Annotator 1 (1 to 5),Annotator 2 (1 to 5)`
 Rows sharing a context_id form one ContextSet (external_id `<category>-<context_id>`), each row
 one ContextSentence (type stereotype | anti_stereotype), in file order. The category comes from
-the file name, else from --category. Annotator scores must be whole numbers 1..5; they are
-validated but not stored (ContextSentence has no field for them yet).
+the file name, else from --category. Annotator scores (whole numbers 1..5) are stored per
+sentence.
+
+Published defects are findings, and the row is kept as published:
+- `duplicate-sentence`: the same sentence twice in one context (same label);
+- `conflicting-label`: the same sentence labelled stereotype and anti_stereotype in one context;
+- `score-out-of-range` (0, 9, 44, ...), `score-not-a-number`, `score-missing`: the score is
+  stored as missing (None) and the cell as published is kept in the finding.
 """
 
 from __future__ import annotations
@@ -13,7 +19,7 @@ import re
 from apps.catalog.models import ContextSentence
 
 from .base import Reader
-from .records import ContextSetRecord, ParseResult
+from .records import ContextSetRecord, FindingRecord, ParseResult
 from .tables import Row, Table, missing_columns
 from .values import parse_int
 
@@ -77,14 +83,13 @@ class IndiCasaReader(Reader):
                 table.label("type"),
                 f"expected stereotype or anti_stereotype, got {row.get('type')!r}",
             )
-        scores = []
+        scores: list[int | None] = []
+        findings: list[FindingRecord] = []
         for key in score_columns:
-            try:
-                scores.append(parse_int(row.get(key), low=1, high=5))
-            except ValueError as error:
-                result.problem(
-                    table.file, row.line, table.label(key), f"annotator score out of range: {error}"
-                )
+            score, finding = _score(table, row, key)
+            scores.append(score)
+            if finding is not None:
+                findings.append(finding)
         external_id = f"{category}-{row.get('context_id')}"
         if len(external_id) > 100:
             result.problem(table.file, row.line, table.label("context_id"), "is too long")
@@ -110,13 +115,61 @@ class IndiCasaReader(Reader):
             )
             return
         text = row.get("sentence")
-        if any(existing == text for _, existing in record.sentences):
-            result.problem(
-                table.file,
-                row.line,
-                table.label("sentence"),
-                f"duplicate sentence in context {row.get('context_id')}",
-            )
-            return
+        earlier = [
+            (index, other_kind)
+            for index, (other_kind, other) in enumerate(record.sentences)
+            if other == text
+        ]
+        if earlier:
+            index, other_kind = earlier[0]
+            context = row.get("context_id")
+            if other_kind != kind:
+                findings.append(
+                    FindingRecord(
+                        table.file,
+                        row.line,
+                        table.label("type"),
+                        "conflicting-label",
+                        f"the sentence is labelled {row.get('type')} here and {other_kind} as "
+                        f"sentence {index + 1} of context {context}; both are kept",
+                        original=text,
+                    )
+                )
+            else:
+                findings.append(
+                    FindingRecord(
+                        table.file,
+                        row.line,
+                        table.label("sentence"),
+                        "duplicate-sentence",
+                        f"the sentence is also sentence {index + 1} of context {context}; "
+                        "both are kept",
+                        original=text,
+                    )
+                )
+        position = len(record.sentences)
         record.sentences.append((kind, text))
         record.scores.append(scores)
+        record.findings.extend((position, finding) for finding in findings)
+
+
+def _score(table: Table, row: Row, key: str) -> tuple[int | None, FindingRecord | None]:
+    """An annotator score, or None with a finding that keeps the cell as published."""
+    raw = row.get(key)
+    if not raw:
+        return None, FindingRecord(
+            table.file, row.line, table.label(key), "score-missing", "no annotator score"
+        )
+    try:
+        return parse_int(raw, low=1, high=5), None
+    except ValueError:
+        pass
+    try:
+        float(raw)
+    except ValueError:
+        kind, message = "score-not-a-number", f"annotator score {raw!r} is not a number"
+    else:
+        kind, message = "score-out-of-range", f"annotator score {raw} is outside 1..5"
+    return None, FindingRecord(
+        table.file, row.line, table.label(key), kind, f"{message}; stored as missing", raw
+    )

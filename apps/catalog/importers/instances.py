@@ -146,12 +146,23 @@ def _check_duplicates(parse: InstanceParse) -> None:
 
 
 def instances_import(
-    *, dataset_name: str, fmt: str, files: list[ImportFile], created_by=None
+    *,
+    dataset_name: str,
+    fmt: str,
+    files: list[ImportFile],
+    created_by=None,
+    strict: bool = False,
 ) -> InstanceImportReport:
     """Import published instance files into a dataset (created if needed). All-or-nothing:
-    raises ImportRejected listing every problem, with nothing written."""
+    raises ImportRejected listing every problem, with nothing written. `strict` turns every
+    finding into a problem (for authoring pipelines)."""
     dataset_name = nfc(dataset_name.strip())
     parse = instances_parse(fmt=fmt, files=files)
+    if strict:
+        parse.problems.extend(
+            ImportProblem(f.file, f.line, f.field, f"{f.kind}: {f.message} (--strict)")
+            for f in parse.findings
+        )
     if not dataset_name:
         parse.problem("", None, "dataset", "a dataset name is required")
     elif len(dataset_name) > 100:

@@ -67,7 +67,7 @@ class ContextSetRecord:
     category: str
     language: str
     sentences: list[tuple[str, str]] = field(default_factory=list)  # (kind, text)
-    # Annotator scores per sentence (aligned with `sentences`), validated 1..5.
+    # Annotator scores per sentence (aligned with `sentences`): 1..5, None when missing.
     scores: list[list[int | None]] = field(default_factory=list)
     # (sentence position, finding): findings about one sentence of the set.
     findings: list[tuple[int, FindingRecord]] = field(default_factory=list)

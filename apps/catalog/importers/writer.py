@@ -2,9 +2,12 @@
 
 Phase 1 (no database): every file is decoded and parsed by the format's Reader, every row is
 validated, and ids are checked for duplicates across the whole import. Any problem at all ->
-ImportRejected with the complete list. Phase 2: one transaction creates the dataset if needed
-and writes templates (new template or new version; unchanged content is left alone), sentence
-pairs, tuples and context sets.
+ImportRejected with the complete list. Defects in published data that the import keeps are
+findings, not problems; a strict import turns each of them into a problem too.
+Phase 2: one transaction creates the dataset if needed and writes templates (new template or
+new version; unchanged content is left alone), sentence pairs, tuples and context sets, then
+each finding as a catalog Finding attached to what it concerns (template version, sentence
+pair, context sentence; file-level ones to the dataset alone).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from apps.catalog.models import (
     ContextSentence,
     ContextSet,
     Dataset,
+    Finding,
     SentencePair,
     StereotypeTuple,
     Template,
@@ -38,6 +42,7 @@ from .indibias import IndiBiasReader
 from .indicasa import IndiCasaReader
 from .records import (
     ContextSetRecord,
+    FindingRecord,
     PairRecord,
     ParseResult,
     TemplateRecord,
@@ -80,11 +85,24 @@ class ImportReport:
     tuples: Counts = field(default_factory=Counts)
     context_sets: Counts = field(default_factory=Counts)
     sentences: int = 0  # context sentences written
-    by_category: dict[str, int] = field(default_factory=dict)  # records read per category
+    by_category: dict[str, int] = field(default_factory=dict)  # rows read per category
     skipped: list[str] = field(default_factory=list)
+    strict: bool = False
+    # Every finding of this import (file, line, field, kind, message, original, concerns),
+    # in file order, and how many of each kind; `findings_new` were not recorded before.
+    findings: list[dict[str, Any]] = field(default_factory=list)
+    findings_by_kind: dict[str, int] = field(default_factory=dict)
+    findings_new: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    def findings_grouped(self) -> dict[str, list[dict[str, Any]]]:
+        """The findings by kind (most frequent kind first), each list in file order."""
+        groups: dict[str, list[dict[str, Any]]] = {kind: [] for kind in self.findings_by_kind}
+        for finding in self.findings:
+            groups[finding["kind"]].append(finding)
+        return groups
 
     def summary(self) -> list[str]:
         lines = [
@@ -108,7 +126,47 @@ class ImportReport:
         for name, count in self.by_category.items():
             lines.append(f"  {name}: {count}")
         lines.extend(f"skipped {reason}" for reason in self.skipped)
+        if self.findings:
+            lines.append(f"findings: {len(self.findings)} ({self.findings_new} new), by kind:")
+            for kind, items in self.findings_grouped().items():
+                lines.append(f"  {kind}: {len(items)}")
+                for item in items:
+                    where = (
+                        item["file"] if item["line"] is None else f"{item['file']}:{item['line']}"
+                    )
+                    lines.append(f"    {where} {item['field']}: {item['message']}")
+        else:
+            lines.append("findings: none")
         return lines
+
+
+def _finding_dict(record: FindingRecord, concerns: str) -> dict[str, Any]:
+    return {
+        "file": record.file,
+        "line": record.line,
+        "field": record.field,
+        "kind": record.kind,
+        "message": record.message,
+        "original": record.original,
+        "concerns": concerns,
+    }
+
+
+def all_findings(result: ParseResult) -> list[FindingRecord]:
+    """Every finding of a parse: file-level ones, then per record, in file order."""
+    found = list(result.findings)
+    for template in result.templates:
+        found.extend(template.findings)
+    for pair in result.pairs:
+        found.extend(pair.findings)
+    for context_set in result.context_sets:
+        found.extend(finding for _, finding in context_set.findings)
+    return sorted(found, key=lambda f: (f.file, f.line or 0))
+
+
+def findings_as_problems(findings: list[FindingRecord]) -> list[ImportProblem]:
+    """What a strict import reports: each finding as a rejection, its kind kept."""
+    return [ImportProblem(f.file, f.line, f.field, f.message, kind=f.kind) for f in findings]
 
 
 def parse_import(
@@ -190,19 +248,27 @@ def benchmark_import(
     created_by=None,
     language: str = "en",
     category: str = "",
+    strict: bool = False,
 ) -> ImportReport:
     """Import benchmark files into a dataset (created if needed). All-or-nothing: raises
-    ImportRejected listing every problem, with nothing written."""
+    ImportRejected listing every problem, with nothing written. Findings (defects of the
+    published data that the import keeps) are stored and reported; with `strict`, every
+    finding is a problem instead and nothing is written."""
     dataset_name = nfc(dataset_name.strip())
     result = parse_import(fmt=fmt, files=files, language=language, category=category)
     if not dataset_name:
         result.problem("", None, "dataset", "a dataset name is required")
     elif len(dataset_name) > 100:
         result.problem("", None, "dataset", "the dataset name is longer than 100 characters")
+    findings = all_findings(result)
+    if strict:
+        result.problems.extend(findings_as_problems(findings))
     if result.problems:
         raise ImportRejected(result.problems)
 
-    report = ImportReport(dataset=dataset_name, format=fmt, files=[f.name for f in files])
+    report = ImportReport(
+        dataset=dataset_name, format=fmt, files=[f.name for f in files], strict=strict
+    )
     report.skipped = result.skipped
     report.by_category = _by_category(result)
     with transaction.atomic():
@@ -210,20 +276,100 @@ def benchmark_import(
         dataset = services.dataset_get_or_create(name=dataset_name, created_by=created_by)
         # Serialise imports into one dataset: the create-or-edit decisions below must not race.
         Dataset.objects.select_for_update().get(pk=dataset.pk)
+        if fmt and not dataset.source_format:
+            dataset.source_format = fmt
+            dataset.save(update_fields=["source_format"])
         categories = _categories(result)
-        _write_templates(dataset, result.templates, categories, created_by, report.templates)
-        _write_pairs(dataset, result.pairs, categories, report.pairs)
+        targets: list[tuple[FindingRecord, dict[str, Any], str]] = [
+            (finding, {}, "dataset") for finding in result.findings
+        ]
+        versions = _write_templates(
+            dataset, result.templates, categories, created_by, report.templates
+        )
+        for record, version in zip(result.templates, versions, strict=True):
+            targets.extend(
+                (f, {"template_version": version}, f"template {record.external_id}")
+                for f in record.findings
+            )
+        pairs = _write_pairs(dataset, result.pairs, categories, report.pairs)
+        for record, pair in zip(result.pairs, pairs, strict=True):
+            targets.extend(
+                (f, {"sentence_pair": pair}, f"pair {record.external_id}") for f in record.findings
+            )
         _write_tuples(dataset, result.tuples, categories, report.tuples)
-        report.sentences = _write_context_sets(
+        report.sentences, sentences = _write_context_sets(
             dataset, result.context_sets, categories, report.context_sets
         )
+        for record in result.context_sets:
+            for position, finding in record.findings:
+                sentence = sentences[record.external_id, record.language][position]
+                targets.append(
+                    (
+                        finding,
+                        {"context_sentence": sentence},
+                        f"context set {record.external_id}, sentence {position + 1}",
+                    )
+                )
+        report.findings_new = _write_findings(dataset, targets)
+    targets.sort(key=lambda item: (item[0].file, item[0].line or 0))
+    report.findings = [_finding_dict(finding, concerns) for finding, _, concerns in targets]
+    report.findings_by_kind = dict(Counter(finding.kind for finding, _, _ in targets).most_common())
     return report
 
 
+_FINDING_TARGETS = ("template_version", "sentence_pair", "context_sentence")
+
+
+def _finding_key(target_ids: tuple, record: FindingRecord | Finding) -> tuple:
+    return (*target_ids, record.field, record.kind, record.message, record.original)
+
+
+def _write_findings(
+    dataset: Dataset, targets: list[tuple[FindingRecord, dict[str, Any], str]]
+) -> int:
+    """Store each finding once: a re-import finds the same defects again, and those keep their
+    review status (open / accepted / resolved); only where they are is refreshed. Returns how
+    many findings are new."""
+    existing = {
+        _finding_key(
+            tuple(getattr(finding, f"{name}_id") for name in _FINDING_TARGETS), finding
+        ): finding
+        for finding in Finding.objects.filter(dataset=dataset)
+    }
+    to_create: list[Finding] = []
+    to_update: list[Finding] = []
+    for record, target, _ in targets:
+        ids = tuple(target[name].pk if name in target else None for name in _FINDING_TARGETS)
+        key = _finding_key(ids, record)
+        found = existing.get(key)
+        if found is None:
+            found = Finding(
+                dataset=dataset,
+                file=record.file[-300:],
+                line=record.line,
+                field=record.field[:100],
+                kind=record.kind[:50],
+                message=record.message,
+                original=record.original,
+                **target,
+            )
+            existing[key] = found
+            to_create.append(found)
+        elif (found.file, found.line) != (record.file[-300:], record.line):
+            found.file, found.line = record.file[-300:], record.line
+            to_update.append(found)
+    Finding.objects.bulk_create(to_create)
+    Finding.objects.bulk_update(to_update, ["file", "line"])
+    return len(to_create)
+
+
 def _by_category(result: ParseResult) -> dict[str, int]:
+    """Rows read per category: a context set counts its sentences (one row each)."""
     counts: Counter[str] = Counter()
-    for records in (result.templates, result.pairs, result.tuples, result.context_sets):
+    for records in (result.templates, result.pairs, result.tuples):
         counts.update(record.category for record in records)
+    for record in result.context_sets:
+        counts[record.category] += len(record.sentences)
     return dict(sorted(counts.items()))
 
 
@@ -248,9 +394,10 @@ def _write_templates(
     categories: dict[str, Category],
     created_by,
     counts: Counts,
-) -> None:
+) -> list[TemplateVersion]:
+    """Write the templates; returns the version each record now has (aligned with records)."""
     if not records:
-        return
+        return []
     existing = {
         t.external_id: t
         for t in Template.objects.filter(
@@ -263,22 +410,27 @@ def _write_templates(
     }
     base = dataset.templates.aggregate(m=Max("position"))["m"] or 0
     new: list[tuple[int, TemplateRecord]] = []
+    versions: list[TemplateVersion | None] = []
     for position, record in enumerate(records, start=base + 1):
         template = existing.get(record.external_id)
         if template is None:
             new.append((position, record))
+            versions.append(None)
         elif _same_content(current.get(template.pk), record.content):
             counts.unchanged += 1
+            versions.append(current[template.pk])
         else:
             try:
-                services.template_edit(
+                version = services.template_edit(
                     template=template, changes=record.content, edited_by=created_by
                 )
             except KasautiError as error:
                 raise _rejected(record.file, record.line, record.id_field, error) from error
             counts.updated += 1
-    _create_templates(dataset, new, categories, created_by)
+            versions.append(version)
+    created = iter(_create_templates(dataset, new, categories, created_by))
     counts.created += len(new)
+    return [version if version is not None else next(created) for version in versions]
 
 
 def _create_templates(
@@ -286,10 +438,10 @@ def _create_templates(
     new: list[tuple[int, TemplateRecord]],
     categories: dict[str, Category],
     created_by,
-) -> None:
+) -> list[TemplateVersion]:
     """Phase 1 validated every record (validate_template, NFC, ids new and unique), so the
     templates are created in bulk."""
-    services.template_bulk_create(
+    return services.template_bulk_create(
         dataset=dataset,
         templates=[
             services.NewTemplate(
@@ -322,9 +474,10 @@ def _same_content(version: TemplateVersion | None, content: dict[str, Any]) -> b
 
 def _write_pairs(
     dataset: Dataset, records: list[PairRecord], categories: dict[str, Category], counts: Counts
-) -> None:
+) -> list[SentencePair]:
+    """Write the pairs; returns each record's source-language pair (aligned with records)."""
     if not records:
-        return
+        return []
     existing = {
         (pair.external_id, pair.language): pair
         for pair in SentencePair.objects.filter(
@@ -376,6 +529,7 @@ def _write_pairs(
                 pair.parallel_id = partner_id
                 linked.append(pair)
     SentencePair.objects.bulk_update(linked, ["parallel"])
+    return [group[0] for group in groups]
 
 
 def _changed(instance: Any, values: dict[str, Any]) -> bool:
@@ -438,9 +592,11 @@ def _write_context_sets(
     records: list[ContextSetRecord],
     categories: dict[str, Category],
     counts: Counts,
-) -> int:
+) -> tuple[int, dict[tuple[str, str], list[ContextSentence]]]:
+    """Write the context sets; returns how many sentences were written and, per set
+    (external_id, language), its sentences in order."""
     if not records:
-        return 0
+        return 0, {}
     existing = {
         (context_set.external_id, context_set.language): context_set
         for context_set in ContextSet.objects.filter(
@@ -449,6 +605,7 @@ def _write_context_sets(
     }
     to_fill: list[tuple[ContextSet, ContextSetRecord]] = []
     stale: list[int] = []
+    kept: dict[tuple[str, str], list[ContextSentence]] = {}
     for record in records:
         category = categories[record.category.strip()]
         origin = f"{record.file}:{record.line}"[-300:]
@@ -471,6 +628,7 @@ def _write_context_sets(
         same_scores = [s.scores for s in stored] == _scores(record)
         if same_sentences and same_scores and context_set.category_id == category.pk:
             counts.unchanged += 1
+            kept[record.external_id, record.language] = stored
             continue
         context_set.category = category
         context_set.origin = origin
@@ -481,7 +639,10 @@ def _write_context_sets(
     ContextSentence.objects.filter(context_set_id__in=stale).delete()
     sentences = list(_sentences(to_fill))
     ContextSentence.objects.bulk_create(sentences)
-    return len(sentences)
+    for sentence in sentences:
+        context_set = sentence.context_set
+        kept.setdefault((context_set.external_id, context_set.language), []).append(sentence)
+    return len(sentences), kept
 
 
 def _sentences(

@@ -1,7 +1,8 @@
-"""python manage.py import_benchmark --format FORMAT --dataset NAME FILE [FILE ...]"""
+"""python manage.py import_benchmark --format FORMAT --dataset NAME [--strict] [--json] FILE..."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
@@ -14,7 +15,9 @@ from apps.core.errors import ImportProblem, ImportRejected
 class Command(BaseCommand):
     help = (
         "Import published benchmark files into a dataset (created if needed). All-or-nothing: "
-        "every problem is reported and nothing is written unless the whole input is valid."
+        "every problem is reported and nothing is written unless the whole input is valid. "
+        "Defects of the published data are kept as findings (listed by kind); --strict "
+        "rejects them instead."
     )
 
     def add_arguments(self, parser) -> None:
@@ -33,9 +36,31 @@ class Command(BaseCommand):
             default="",
             help="indicasa: category when the file is not named 'IndiCASA_dataset - <cat>.csv'.",
         )
+        parser.add_argument(
+            "--strict",
+            action="store_true",
+            help="Reject the import if there is any finding (for authoring pipelines).",
+        )
+        parser.add_argument(
+            "--json",
+            action="store_true",
+            dest="as_json",
+            help="Print the report (or the problems) as JSON.",
+        )
         parser.add_argument("files", nargs="+", metavar="FILE")
 
-    def handle(self, *args, fmt: str, dataset: str, language: str, category: str, files, **kw):
+    def handle(
+        self,
+        *args,
+        fmt: str,
+        dataset: str,
+        language: str,
+        category: str,
+        strict: bool,
+        as_json: bool,
+        files,
+        **kw,
+    ):
         uploads: list[ImportFile] = []
         missing: list[ImportProblem] = []
         for name in files:
@@ -61,7 +86,9 @@ class Command(BaseCommand):
                 raise ImportRejected(missing + (parsed.problems if parsed else []))
             if fmt in INSTANCE_FORMATS:
                 # Published instance files (BBQ data/*.jsonl, ...): instances, no templates.
-                report = instances_import(dataset_name=dataset, fmt=fmt, files=uploads)
+                report = instances_import(
+                    dataset_name=dataset, fmt=fmt, files=uploads, strict=strict
+                )
             else:
                 report = benchmark_import(
                     dataset_name=dataset,
@@ -69,11 +96,25 @@ class Command(BaseCommand):
                     files=uploads,
                     language=language,
                     category=category,
+                    strict=strict,
                 )
         except ImportRejected as rejected:
-            self.stderr.write(str(rejected))
+            if as_json:
+                problems = [problem.as_dict() for problem in rejected.problems]
+                self.stdout.write(
+                    json.dumps(
+                        {"detail": "import rejected, nothing was written", "problems": problems},
+                        ensure_ascii=False,
+                        indent=2,
+                    )
+                )
+            else:
+                self.stderr.write(str(rejected))
             raise CommandError(
                 f"import rejected: {len(rejected.problems)} problem(s), nothing was written"
             ) from None
+        if as_json:
+            self.stdout.write(json.dumps(report.as_dict(), ensure_ascii=False, indent=2))
+            return
         for line in report.summary():
             self.stdout.write(line)
