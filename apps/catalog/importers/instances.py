@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -33,7 +34,7 @@ from .tables import ImportFile
 __all__ = ["INSTANCE_FORMATS", "InstanceImportReport", "instances_import", "instances_parse"]
 
 # Instance columns written for a published row; the rest take their database defaults.
-_COLUMNS = (
+INSTANCE_COLUMNS = (
     "dataset_id",
     "template_version_id",
     "category_id",
@@ -275,43 +276,46 @@ def _write(dataset: Dataset, records: list[InstanceRecord]) -> None:
         name: services.category_get_or_create(name=name)
         for name in sorted({record.category for record in records})
     }
+    instances_insert(instance_rows(dataset, records, categories), columns=INSTANCE_COLUMNS)
+
+
+def instance_rows(
+    dataset: Dataset, records: list[InstanceRecord], categories: dict[str, Any]
+) -> Iterator[tuple]:
+    """The COPY rows (INSTANCE_COLUMNS order) of the records."""
     now = timezone.now()
     dumps = json.JSONEncoder(ensure_ascii=False).encode
-
-    def rows():
-        for combination, record in enumerate(records):
-            values = record.values
-            yield (
-                dataset.pk,
-                None,
-                categories[record.category].pk,
-                record.language,
-                values["example_id"],
-                values["question_index"],
-                combination,
-                "12",
-                values["context_condition"],
-                values["question_polarity"],
-                values["pairing"],
-                values["proper_noun"],
-                values["noun_form"],
-                values["source_id"],
-                dumps(values["additional_metadata"]),
-                "{}",
-                values["context"],
-                values["question"],
-                values["ans0"],
-                values["ans1"],
-                values["ans2"],
-                dumps(values["option_roles"]),
-                dumps(values["answer_info"]),
-                values["label"],
-                None,
-                None,
-                now,
-            )
-
-    instances_insert(rows(), columns=_COLUMNS)
+    for combination, record in enumerate(records):
+        values = record.values
+        yield (
+            dataset.pk,
+            None,
+            categories[record.category].pk,
+            record.language,
+            values["example_id"],
+            values["question_index"],
+            combination,
+            "12",
+            values["context_condition"],
+            values["question_polarity"],
+            values["pairing"],
+            values["proper_noun"],
+            values["noun_form"],
+            values["source_id"],
+            dumps(values["additional_metadata"]),
+            "{}",
+            values["context"],
+            values["question"],
+            values["ans0"],
+            values["ans1"],
+            values["ans2"],
+            dumps(values["option_roles"]),
+            dumps(values["answer_info"]),
+            values["label"],
+            None,
+            None,
+            now,
+        )
 
 
 # --- reproduction report -----------------------------------------------------------------------
