@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from django import forms
 
+from .importers import FORMATS
+from .importers.instances import INSTANCE_FORMATS
 from .models import Category, ContextCondition, Dataset
 from .page_selectors import InstanceFilters, category_choices, instance_languages
 
@@ -33,3 +35,30 @@ class InstanceFilterForm(forms.Form):
             language=data.get("language") or "",
             context_condition=data.get("context_condition") or "",
         )
+
+
+class BenchmarkImportForm(forms.Form):
+    """The Import page: what `import_benchmark` takes (the files come from request.FILES)."""
+
+    format = forms.ChoiceField(
+        choices=[
+            ("Template sets", [(name, name) for name in FORMATS]),
+            ("Published instance files", [(name, name) for name in INSTANCE_FORMATS]),
+        ]
+    )
+    dataset = forms.CharField(max_length=100)
+    language = forms.CharField(
+        max_length=16,
+        initial="en",
+        required=False,
+        help_text="Language of the template texts (bbq, bharatbbq).",
+    )
+    category = forms.CharField(
+        max_length=100,
+        required=False,
+        help_text="indicasa: the category when the file name does not give it.",
+    )
+    strict = forms.BooleanField(
+        required=False,
+        help_text="Reject the import if there is any finding (authoring pipelines).",
+    )

@@ -448,6 +448,10 @@ class Instance(models.Model):
         ]
         indexes = [
             models.Index(fields=["dataset", "language", "category"], name="instance_ds_lang_cat"),
+            # The instance API lists a dataset in id order (keyset pages: WHERE id > last
+            # ORDER BY id): without this the planner walks the primary key through every
+            # other dataset's rows or sorts the whole dataset on every page (P9).
+            models.Index(fields=["dataset", "id"], name="instance_dataset_id"),
             # Only translations have a source; original rows do not pay for this index.
             models.Index(
                 fields=["source_instance"],

@@ -344,6 +344,17 @@ def findings_page(*, dataset: Dataset, kind: str, status: str, page: Any) -> Fin
     )
 
 
+def problems_by_kind(problems: list) -> dict[str, list]:
+    """An import's problems grouped for the Import page: a strict import's findings under
+    their kind, the others under the column they concern; groups in order of first sight."""
+    groups: dict[str, list] = {}
+    for problem in problems:
+        groups.setdefault(problem.kind or f"problem in {problem.field or 'the file'}", []).append(
+            problem
+        )
+    return groups
+
+
 @dataclass
 class DifferenceGroup:
     reason: str

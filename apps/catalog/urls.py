@@ -9,6 +9,7 @@ app_name = "web"
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("import/", views.benchmark_import_page, name="import"),
     path("datasets/<int:pk>/", views.dataset_detail, name="dataset"),
     path("datasets/<int:pk>/instantiate/", views.dataset_instantiate, name="dataset-instantiate"),
     path("datasets/<int:pk>/instances/", views.instance_list, name="instances"),

@@ -11,13 +11,16 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from apps.accounts.roles import is_researcher, user_roles
+from apps.core.errors import ImportRejected
 from apps.core.models import Job
 
 from . import page_selectors
-from .forms import InstanceFilterForm
+from .forms import BenchmarkImportForm, InstanceFilterForm
+from .importers import ImportFile, ImportReport, benchmark_import
+from .importers.instances import INSTANCE_FORMATS, instances_import
 from .models import LANGUAGE_NAMES, Dataset, Finding, Template
 from .services import dataset_instantiate_async
 
@@ -40,7 +43,14 @@ def role_required(view: View) -> View:
 @require_GET
 @role_required
 def home(request: HttpRequest) -> HttpResponse:
-    return render(request, "catalog/home.html", {"summaries": page_selectors.dataset_summaries()})
+    return render(
+        request,
+        "catalog/home.html",
+        {
+            "summaries": page_selectors.dataset_summaries(),
+            "can_import": is_researcher(request.user),
+        },
+    )
 
 
 @require_GET
@@ -128,6 +138,58 @@ def dataset_findings(request: HttpRequest, pk: int) -> HttpResponse:
             "query": query.urlencode(),
         },
     )
+
+
+@require_http_methods(["GET", "POST"])
+@role_required
+def benchmark_import_page(request: HttpRequest) -> HttpResponse:
+    """Upload benchmark files (format, dataset, files; strict on request); the report is shown
+    as tables: findings grouped by kind, or the problems that rejected the import."""
+    if not is_researcher(request.user):
+        raise PermissionDenied("Only researchers and admins can import benchmarks.")
+    context: dict = {"datasets": Dataset.objects.order_by("name").values_list("name", flat=True)}
+    if request.method == "GET":
+        context["form"] = BenchmarkImportForm(initial={"language": "en"})
+        return render(request, "catalog/import.html", context)
+    form = BenchmarkImportForm(request.POST)
+    context["form"] = form
+    uploads = request.FILES.getlist("files")
+    if not uploads:
+        form.add_error(None, "Choose or drop at least one file.")
+    if not form.is_valid():
+        return render(request, "catalog/import.html", context, status=400)
+    values = form.cleaned_data
+    files = [ImportFile(name=upload.name, data=upload.read()) for upload in uploads]
+    try:
+        if values["format"] in INSTANCE_FORMATS:
+            report = instances_import(
+                dataset_name=values["dataset"],
+                fmt=values["format"],
+                files=files,
+                created_by=request.user,
+            )
+        else:
+            report = benchmark_import(
+                dataset_name=values["dataset"],
+                fmt=values["format"],
+                files=files,
+                created_by=request.user,
+                language=values["language"] or "en",
+                category=values["category"],
+                strict=values["strict"],
+            )
+    except ImportRejected as rejected:
+        context["problems"] = page_selectors.problems_by_kind(rejected.problems)
+        context["problem_count"] = len(rejected.problems)
+        return render(request, "catalog/import.html", context, status=400)
+    context["report"] = report
+    # Template imports report findings in their own tables; instance imports count them.
+    context["template_report"] = isinstance(report, ImportReport)
+    context["summary_lines"] = (
+        report.counts_summary() if isinstance(report, ImportReport) else report.summary()
+    )
+    context["imported_dataset"] = Dataset.objects.filter(name=report.dataset).first()
+    return render(request, "catalog/import.html", context)
 
 
 @require_GET

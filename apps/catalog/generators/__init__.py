@@ -1,11 +1,12 @@
 """Instantiation generators, by the name a template version records in `generator`.
 
-"kasauti" is Kasauti's own deterministic cross product (apps/catalog/instantiation.py), which
-BharatBBQ templates also follow. A benchmark whose published generator has rules of its own
-(BBQ's sampled names and pairing rules, EsBBQ's vocabulary-driven pairing, agreement and
-contractions) gets a module here that reproduces it from the source data the importer keeps in
-`generator_data`. Every generator is pure (no database) and yields
-`instantiation.Combination`s, so the bulk writer and the plan count treat all alike.
+"kasauti" is Kasauti's own deterministic cross product (apps/catalog/instantiation.py);
+"bharatbbq" reproduces BharatBBQ's notebook (generators/bharatbbq.py). A benchmark whose
+published generator has rules of its own (BBQ's sampled names and pairing rules, EsBBQ's
+vocabulary-driven pairing, agreement and contractions) gets a module here that reproduces it
+from the source data the importer keeps in `generator_data`. Every generator is pure (no
+database) and yields `instantiation.Combination`s, so the bulk writer and the plan count treat
+all alike.
 """
 
 from __future__ import annotations
@@ -15,6 +16,10 @@ from typing import Protocol
 
 from apps.catalog import instantiation
 from apps.catalog.instantiation import Combination, Problem, TemplateSpec
+
+from .bbq import BbqGenerator
+from .bharatbbq import BharatBbqGenerator
+from .esbbq import EsBbqGenerator
 
 
 class Generator(Protocol):
@@ -44,7 +49,12 @@ class KasautiGenerator:
         )
 
 
-GENERATORS: dict[str, Generator] = {"kasauti": KasautiGenerator()}
+GENERATORS: dict[str, Generator] = {
+    "kasauti": KasautiGenerator(),
+    "bbq": BbqGenerator(),
+    "bharatbbq": BharatBbqGenerator(),
+    "esbbq": EsBbqGenerator(),
+}
 
 
 def get(name: str) -> Generator:

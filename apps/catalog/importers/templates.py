@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from apps.catalog import instantiation
+from apps.catalog import generators, instantiation
 from apps.catalog.models import ReviewStatus, TransformationType
 
 from .records import ParseResult, TemplateRecord
@@ -74,11 +74,11 @@ class TemplateDraft:
 def read_texts(row: Row, columns: dict[str, str]) -> dict[str, str]:
     """The six template texts with placeholders normalised; empty answers get defaults."""
     texts = {name: normalise_text_placeholders(row.get(columns[name])) for name in TEXT_FIELDS}
-    _default_answers(texts)
+    default_answers(texts)
     return texts
 
 
-def _default_answers(texts: dict[str, str]) -> None:
+def default_answers(texts: dict[str, str]) -> None:
     # An empty answer cell means "the bare NAME": Answer_negative names one NAME, so the other
     # answer is the other NAME; with both empty, BBQ's own convention NAME1 / NAME2 applies.
     negative = instantiation.answer_name(texts["answer_negative"])
@@ -171,8 +171,9 @@ def notes_text(parts: dict[str, str]) -> str:
     return "\n".join(f"{label}: {value}" for label, value in parts.items() if value)
 
 
-def finish_template(draft: TemplateDraft, result: ParseResult) -> None:
-    """Validate a draft and record it, or report each of its problems."""
+def finish_template(draft: TemplateDraft, result: ParseResult) -> TemplateRecord | None:
+    """Validate a draft (with the rules of the generator it names in `extra`, default
+    "kasauti") and record it, or report each of its problems and return None."""
     file, line = draft.table.file, draft.row.line
     before = len(result.problems)
     spec = instantiation.TemplateSpec(
@@ -182,9 +183,11 @@ def finish_template(draft: TemplateDraft, result: ParseResult) -> None:
         placeholder_groups=draft.placeholder_groups,
         pairing=draft.pairing,
         target_placeholder=draft.target_placeholder,
+        generator=draft.extra.get("generator", "kasauti"),
+        generator_data=draft.extra.get("generator_data", {}),
         **draft.texts,
     )
-    for problem in instantiation.validate_template(spec):
+    for problem in generators.validate(spec):
         message = problem.message
         # The column label already says which text; a placeholder problem must say which list.
         if problem.field.startswith(("NAME", "WORD")) and problem.field not in message:
@@ -203,7 +206,7 @@ def finish_template(draft: TemplateDraft, result: ParseResult) -> None:
         if len(draft.extra.get(name, "")) > limit:
             result.problem(file, line, draft.label(name), f"longer than {limit} characters")
     if len(result.problems) > before:
-        return
+        return None
     content = {
         **draft.texts,
         "language": draft.language,
@@ -215,15 +218,15 @@ def finish_template(draft: TemplateDraft, result: ParseResult) -> None:
         "origin": f"{file}:{line}"[-300:],
         **draft.extra,
     }
-    result.templates.append(
-        TemplateRecord(
-            file=file,
-            line=line,
-            external_id=draft.external_id,
-            category=draft.category,
-            question_index=draft.question_index,
-            variant=draft.variant,
-            content=content,
-            id_field=draft.table.label(draft.id_column),
-        )
+    record = TemplateRecord(
+        file=file,
+        line=line,
+        external_id=draft.external_id,
+        category=draft.category,
+        question_index=draft.question_index,
+        variant=draft.variant,
+        content=content,
+        id_field=draft.table.label(draft.id_column),
     )
+    result.templates.append(record)
+    return record

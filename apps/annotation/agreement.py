@@ -1,0 +1,177 @@
+"""Agreement statistics. Pure functions over plain lists: no Django, no database.
+
+The numbers come from well-kept libraries (scikit-learn's Cohen's kappa, statsmodels' Fleiss'
+kappa, the krippendorff package); this module only decides when a statistic is defined and
+passes the full label set so that the weights follow the scale, not the labels that happen to
+occur. A statistic that is not defined is returned as `undefined` with the reason, never as
+NaN or a made-up number.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Any
+
+import krippendorff
+import numpy as np
+from sklearn.metrics import cohen_kappa_score
+from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
+
+Label = Hashable
+
+
+@dataclass(frozen=True)
+class Agreement:
+    statistic: str
+    value: float | None
+    n_items: int
+    reason: str = ""
+
+    @property
+    def defined(self) -> bool:
+        return self.value is not None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "statistic": self.statistic,
+            "value": None if self.value is None else round(self.value, 4),
+            "n_items": self.n_items,
+            "undefined": not self.defined,
+            "reason": self.reason,
+        }
+
+    def __str__(self) -> str:
+        return f"{self.value:.3f}" if self.value is not None else f"undefined ({self.reason})"
+
+
+def _undefined(statistic: str, n: int, reason: str) -> Agreement:
+    return Agreement(statistic=statistic, value=None, n_items=n, reason=reason)
+
+
+def _finite(statistic: str, n: int, value: float) -> Agreement:
+    if value is None or not math.isfinite(value):
+        return _undefined(statistic, n, "the statistic is not defined for these judgements")
+    return Agreement(statistic=statistic, value=float(value), n_items=n)
+
+
+def cohen_kappa(
+    first: Sequence[Label],
+    second: Sequence[Label],
+    *,
+    labels: Sequence[Label],
+    weights: str | None = None,
+) -> Agreement:
+    """Cohen's kappa of two annotators over the items both judged (paired lists).
+    `weights="quadratic"` for ordinal scores; `labels` is the whole scale, e.g. [1, 2, 3, 4, 5]."""
+    statistic = "cohen_kappa" if weights is None else f"cohen_kappa_{weights}"
+    if len(first) != len(second):
+        raise ValueError("the two annotators' judgements must be paired item by item")
+    n = len(first)
+    if n == 0:
+        return _undefined(statistic, 0, "no item was judged by both annotators")
+    if n < 2:
+        return _undefined(statistic, n, "fewer than 2 items judged by both annotators")
+    unknown = (set(first) | set(second)) - set(labels)
+    if unknown:
+        raise ValueError(f"labels outside the scale {list(labels)}: {sorted(map(str, unknown))}")
+    used = set(first) | set(second)
+    if len(used) == 1:
+        # Expected agreement is 1: kappa is 0/0.
+        return _undefined(statistic, n, f"both annotators used one label only ({next(iter(used))})")
+    value = cohen_kappa_score(first, second, labels=list(labels), weights=weights)
+    return _finite(statistic, n, value)
+
+
+def fleiss(ratings: Sequence[Sequence[Label]], *, labels: Sequence[Label]) -> Agreement:
+    """Fleiss' kappa; `ratings` has one row per item with the same number of ratings each."""
+    statistic = "fleiss_kappa"
+    rows = [list(row) for row in ratings]
+    n = len(rows)
+    if n < 2:
+        return _undefined(statistic, n, "fewer than 2 items")
+    sizes = {len(row) for row in rows}
+    if len(sizes) != 1 or sizes.pop() < 2:
+        return _undefined(statistic, n, "items need the same number (≥ 2) of annotators")
+    index = {label: i for i, label in enumerate(labels)}
+    try:
+        coded = np.array([[index[value] for value in row] for row in rows])
+    except KeyError as exc:
+        raise ValueError(f"label outside the scale {list(labels)}: {exc.args[0]}") from None
+    used = {value for row in rows for value in row}
+    if len(used) == 1:
+        return _undefined(statistic, n, f"every annotator used one label only ({used.pop()})")
+    table, _ = aggregate_raters(coded, n_cat=len(labels))
+    return _finite(statistic, n, fleiss_kappa(table, method="fleiss"))
+
+
+def krippendorff_alpha(
+    units: Sequence[Mapping[Any, Label]],
+    *,
+    labels: Sequence[Label],
+    level: str = "nominal",
+) -> Agreement:
+    """Krippendorff's alpha over items judged by any number of annotators (missing allowed).
+    `units` is one {annotator: label} mapping per item; `level` nominal / ordinal / interval."""
+    statistic = f"krippendorff_alpha_{level}"
+    pairable = [unit for unit in units if len(unit) >= 2]
+    n = len(pairable)
+    if n < 2:
+        return _undefined(statistic, n, "fewer than 2 items with at least 2 annotators")
+    used = {value for unit in pairable for value in unit.values()}
+    if len(used) == 1:
+        return _undefined(statistic, n, f"every annotator used one label only ({used.pop()})")
+    coders = sorted({coder for unit in pairable for coder in unit}, key=str)
+    index = {label: float(i) for i, label in enumerate(labels)}
+    data = np.full((len(coders), n), np.nan)
+    for column, unit in enumerate(pairable):
+        for row, coder in enumerate(coders):
+            if coder in unit:
+                data[row, column] = index[unit[coder]]
+    value = krippendorff.alpha(
+        reliability_data=data,
+        level_of_measurement=level,
+        value_domain=[index[label] for label in labels],
+    )
+    return _finite(statistic, n, value)
+
+
+def pairwise_cohen(
+    units: Sequence[Mapping[Any, Label]],
+    *,
+    labels: Sequence[Label],
+    weights: str | None = None,
+) -> dict[tuple[Any, Any], Agreement]:
+    """Cohen's kappa for every pair of annotators, over the items both judged."""
+    coders = sorted({coder for unit in units for coder in unit}, key=str)
+    result = {}
+    for a, b in combinations(coders, 2):
+        both = [unit for unit in units if a in unit and b in unit]
+        result[(a, b)] = cohen_kappa(
+            [unit[a] for unit in both], [unit[b] for unit in both], labels=labels, weights=weights
+        )
+    return result
+
+
+def overall(
+    units: Sequence[Mapping[Any, Label]],
+    *,
+    labels: Sequence[Label],
+    ordinal: bool = False,
+) -> Agreement:
+    """The statistic the issue asks for: Cohen's kappa (quadratic-weighted when ordinal) when
+    every item has exactly the same two annotators' judgements, else Fleiss' kappa when all
+    items have the same number of judgements (nominal), else Krippendorff's alpha."""
+    complete = [unit for unit in units if len(unit) >= 2]
+    sizes = {len(unit) for unit in complete}
+    if sizes == {2}:
+        first = [unit[sorted(unit, key=str)[0]] for unit in complete]
+        second = [unit[sorted(unit, key=str)[1]] for unit in complete]
+        # Slot order, not identity: with a balanced assignment the pair varies per item, and
+        # kappa over "first vs second judgement" is the usual two-rater reading.
+        return cohen_kappa(first, second, labels=labels, weights="quadratic" if ordinal else None)
+    if len(sizes) == 1 and not ordinal:
+        return fleiss([list(unit.values()) for unit in complete], labels=labels)
+    return krippendorff_alpha(complete, labels=labels, level="ordinal" if ordinal else "nominal")

@@ -1,0 +1,286 @@
+"""Reads for the workbench: an annotator's next item, campaign progress, agreement inputs."""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from typing import Any
+
+from django.db.models import Count, Max, Min, Q, QuerySet
+
+from apps.accounts.roles import is_researcher
+from apps.catalog.models import Finding, Instance
+
+from . import agreement, rules
+from .models import Assignment, Campaign, CampaignItem, CampaignKind, ItemStatus, Judgement
+
+
+def campaign_list_for(*, user) -> QuerySet[Campaign]:
+    qs = Campaign.objects.select_related("dataset").order_by("-created_at", "-id")
+    if is_researcher(user):
+        return qs
+    return qs.filter(annotators=user)
+
+
+def assignment_next(*, campaign_id: int, annotator) -> Assignment | None:
+    """The annotator's first pending assignment in the campaign. One index range scan on the
+    partial index assignment_pending (annotator, campaign, position WHERE done_at IS NULL)."""
+    return (
+        Assignment.objects.filter(
+            annotator=annotator, campaign_id=campaign_id, done_at__isnull=True
+        )
+        .order_by("position")
+        .first()
+    )
+
+
+# Everything the work screen shows about an item, fetched with the assignment in one query.
+PAGE_RELATED = (
+    "campaign",
+    "current",
+    "item__category",
+    "item__template_version__template",
+    "item__template_version__concept",
+    "item__translated_string",
+    "item__stereotype_tuple",
+    "item__context_sentence__context_set",
+)
+
+
+def assignment_next_for_page(*, campaign_id: int, annotator) -> Assignment | None:
+    """assignment_next with the item and its target joined in (same index scan)."""
+    return (
+        Assignment.objects.filter(
+            annotator=annotator, campaign_id=campaign_id, done_at__isnull=True
+        )
+        .select_related(*PAGE_RELATED)
+        .order_by("position")
+        .first()
+    )
+
+
+def assignment_at(*, campaign_id: int, annotator, position: int) -> Assignment | None:
+    return (
+        Assignment.objects.filter(annotator=annotator, campaign_id=campaign_id, position=position)
+        .select_related(*PAGE_RELATED)
+        .first()
+    )
+
+
+def assignment_position_summary(*, assignment: Assignment) -> dict[str, int | None]:
+    """Done / total of the annotator's items in the campaign and the positions before and after
+    this one (j/k), in one aggregate over the annotator's rows."""
+    return Assignment.objects.filter(
+        annotator_id=assignment.annotator_id, campaign_id=assignment.campaign_id
+    ).aggregate(
+        done=Count("pk", filter=Q(done_at__isnull=False)),
+        total=Count("pk"),
+        prev=Max("position", filter=Q(position__lt=assignment.position)),
+        next=Min("position", filter=Q(position__gt=assignment.position)),
+    )
+
+
+def item_context(*, item: CampaignItem) -> dict[str, Any]:
+    """What the annotator sees for an item (never another annotator's answers)."""
+    context: dict[str, Any] = {"item": item}
+    if item.template_version_id:
+        version = item.template_version
+        context["version"] = version
+        context["concept"] = version.concept
+        # One or two instantiated examples: the instance identity index leads with
+        # template_version, so this is an index range scan.
+        context["examples"] = list(
+            Instance.objects.filter(template_version=version, retired_at__isnull=True)
+            .order_by("combination", "context_condition", "question_polarity")
+            .only("context", "question", "ans0", "ans1", "ans2", "language")[:2]
+        )
+        context["findings"] = list(Finding.objects.filter(template_version=version).order_by("id"))
+    if item.translated_string_id:
+        context["string"] = item.translated_string
+    if item.stereotype_tuple_id:
+        context["tuple"] = item.stereotype_tuple
+    if item.context_sentence_id:
+        context["sentence"] = item.context_sentence
+    return context
+
+
+def _median(values: list[float]) -> float | None:
+    return round(statistics.median(values), 1) if values else None
+
+
+def campaign_progress(*, campaign: Campaign) -> dict[str, Any]:
+    """Counts, percentage and median seconds per item: for the campaign, per annotator and per
+    language (the item's language)."""
+    rows = list(
+        Assignment.objects.filter(campaign=campaign).values(
+            "annotator__username",
+            "done_at",
+            "current__seconds",
+            "item__template_version__language",
+            "item__stereotype_tuple__language",
+            "item__context_sentence__context_set__language",
+        )
+    )
+
+    def bucket() -> dict[str, Any]:
+        return {"assigned": 0, "done": 0, "seconds": []}
+
+    total, by_annotator, by_language = bucket(), defaultdict(bucket), defaultdict(bucket)
+    for row in rows:
+        language = (
+            campaign.language
+            or row["item__template_version__language"]
+            or row["item__stereotype_tuple__language"]
+            or row["item__context_sentence__context_set__language"]
+            or ""
+        )
+        for b in (total, by_annotator[row["annotator__username"]], by_language[language]):
+            b["assigned"] += 1
+            if row["done_at"] is not None:
+                b["done"] += 1
+                if row["current__seconds"] is not None:
+                    b["seconds"].append(row["current__seconds"])
+
+    def out(b: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "assigned": b["assigned"],
+            "done": b["done"],
+            "percent": round(100 * b["done"] / b["assigned"], 1) if b["assigned"] else 0.0,
+            "median_seconds": _median(b["seconds"]),
+        }
+
+    statuses = dict(
+        CampaignItem.objects.filter(campaign=campaign)
+        .values_list("status")
+        .annotate(n=Count("id"))
+        .values_list("status", "n")
+    )
+    return {
+        "items": sum(statuses.values()),
+        "items_by_status": statuses,
+        "judgements": out(total),
+        "by_annotator": {name: out(b) for name, b in sorted(by_annotator.items())},
+        "by_language": {lang: out(b) for lang, b in sorted(by_language.items())},
+    }
+
+
+def campaign_units(*, campaign: Campaign) -> list[dict[str, Any]]:
+    """Per item (not superseded): its category, segment and the current answers keyed by slot
+    and by annotator name. Only submitted judgements count (an undone one does not)."""
+    rows = (
+        Assignment.objects.filter(campaign=campaign, done_at__isnull=False)
+        .exclude(item__status=ItemStatus.SUPERSEDED)
+        .values(
+            "item_id",
+            "slot",
+            "annotator__username",
+            "current__answers",
+            "item__category__name",
+            "item__segment",
+        )
+        .order_by("item__position", "slot")
+    )
+    units: dict[int, dict[str, Any]] = {}
+    for row in rows:
+        unit = units.setdefault(
+            row["item_id"],
+            {
+                "category": row["item__category__name"] or "",
+                "segment": row["item__segment"],
+                "by_slot": {},
+                "by_annotator": {},
+            },
+        )
+        unit["by_slot"][row["slot"]] = row["current__answers"]
+        unit["by_annotator"][row["annotator__username"]] = row["current__answers"]
+    return list(units.values())
+
+
+def _field_units(units, field: str, key: str) -> list[dict[Any, Any]]:
+    return [{who: answers[field] for who, answers in u[key].items()} for u in units]
+
+
+def campaign_agreement(*, campaign: Campaign) -> dict[str, Any]:
+    """Agreement per judged field (criterion / score), overall, per category, and Cohen's kappa
+    for each annotator pair. Ordinal scores use quadratic weights over the full 1-5 scale."""
+    units = campaign_units(campaign=campaign)
+    fields = rules.labels_for(kind=campaign.kind)
+    result: dict[str, Any] = {"fields": {}, "by_category": {}, "pairs": {}}
+    for field, (labels, ordinal) in fields.items():
+        result["fields"][field] = agreement.overall(
+            _field_units(units, field, "by_slot"), labels=labels, ordinal=ordinal
+        ).as_dict()
+        pairs = agreement.pairwise_cohen(
+            _field_units(units, field, "by_annotator"),
+            labels=labels,
+            weights="quadratic" if ordinal else None,
+        )
+        for (a, b), value in pairs.items():
+            result["pairs"].setdefault(f"{a} × {b}", {})[field] = value.as_dict()
+    if campaign.kind == CampaignKind.TEMPLATE_VALIDATION:
+        # Overall: every (item, criterion) judgement pooled, as BharatBBQ §3.7 reports it.
+        pooled = [
+            {slot: answers[key] for slot, answers in u["by_slot"].items()}
+            for u in units
+            for key in rules.CRITERIA
+        ]
+        result["overall"] = agreement.overall(pooled, labels=rules.YES_NO).as_dict()
+        pooled_pairs = defaultdict(list)
+        for u in units:
+            for key in rules.CRITERIA:
+                pooled_pairs["all"].append(
+                    {who: answers[key] for who, answers in u["by_annotator"].items()}
+                )
+        for (a, b), value in agreement.pairwise_cohen(
+            pooled_pairs["all"], labels=rules.YES_NO
+        ).items():
+            result["pairs"].setdefault(f"{a} × {b}", {})["overall"] = value.as_dict()
+    categories = sorted({u["category"] for u in units})
+    for category in categories:
+        subset = [u for u in units if u["category"] == category]
+        result["by_category"][category] = {
+            field: agreement.overall(
+                _field_units(subset, field, "by_slot"), labels=labels, ordinal=ordinal
+            ).as_dict()
+            for field, (labels, ordinal) in fields.items()
+        }
+    result["items_compared"] = len([u for u in units if len(u["by_slot"]) >= 2])
+    return result
+
+
+def adjudication_queue(*, campaign: Campaign | None = None) -> QuerySet[CampaignItem]:
+    qs = CampaignItem.objects.filter(status=ItemStatus.ADJUDICATION).select_related(
+        "campaign", "template_version__template", "category"
+    )
+    if campaign is not None:
+        qs = qs.filter(campaign=campaign)
+    return qs.order_by("campaign_id", "position")
+
+
+def item_judgements(*, item: CampaignItem) -> list[Assignment]:
+    """All annotators' current answers, side by side (researchers only)."""
+    return list(
+        Assignment.objects.filter(item=item).select_related("annotator", "current").order_by("slot")
+    )
+
+
+def judgement_history(*, assignment: Assignment) -> QuerySet[Judgement]:
+    return Judgement.objects.filter(assignment=assignment).order_by("created_at", "id")
+
+
+def annotator_open_counts(*, annotator) -> dict[int, int]:
+    return dict(
+        Assignment.objects.filter(annotator=annotator, done_at__isnull=True)
+        .values_list("campaign_id")
+        .annotate(n=Count("id"))
+        .values_list("campaign_id", "n")
+    )
+
+
+def items_with_open_findings(*, campaign: Campaign) -> int:
+    return (
+        CampaignItem.objects.filter(campaign=campaign)
+        .filter(Q(template_version__findings__status=Finding.Status.OPEN))
+        .distinct()
+        .count()
+    )

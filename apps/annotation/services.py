@@ -1,0 +1,606 @@
+"""Annotation services: campaigns and their assignment, judgements (submit, edit, undo),
+adjudication, and annotator accounts. Every write goes through here."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.db import IntegrityError, transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from apps.accounts.roles import ANNOTATOR, is_annotator
+from apps.accounts.services import roles_ensure
+from apps.catalog.models import (
+    ContextSentence,
+    Dataset,
+    Finding,
+    Instance,
+    ReviewStatus,
+    StereotypeTuple,
+    TemplateVersion,
+)
+from apps.catalog.selectors import template_current_versions
+from apps.catalog.services import template_edit
+from apps.core.errors import ConflictError, KasautiError
+from apps.core.text import nfc, nfc_deep
+from apps.translation.models import TranslatedString
+from apps.translation.pipeline import text_hash
+
+from . import rules
+from .models import (
+    DEFAULT_ANNOTATORS_PER_ITEM,
+    AnnotatorProfile,
+    Assignment,
+    Campaign,
+    CampaignItem,
+    CampaignKind,
+    Decision,
+    ItemStatus,
+    Judgement,
+)
+from .sampling import balanced_assignment, stratified_sample
+
+User = get_user_model()
+
+DEFAULT_SAMPLE = 100
+
+
+class PermissionRefused(KasautiError):
+    status_code = 403
+
+
+# --- people ---------------------------------------------------------------------------------
+
+
+def annotator_create(
+    *, username: str, languages: Sequence[str], email: str = "", password: str | None = None
+):
+    """Create an annotator account (the researcher hands over the password or the user resets
+    it by e-mail). Without a password the account cannot sign in until one is set."""
+    username = nfc(username.strip())
+    if not username:
+        raise KasautiError("username: required")
+    if User.objects.filter(username=username).exists():
+        raise ConflictError(f"username: {username!r} is taken")
+    roles_ensure()
+    from django.contrib.auth.models import Group
+
+    with transaction.atomic():
+        user = User.objects.create_user(username=username, email=email, password=password)
+        if password is None:
+            user.set_unusable_password()
+            user.save(update_fields=["password"])
+        user.groups.add(Group.objects.get(name=ANNOTATOR))
+        AnnotatorProfile.objects.create(user=user, languages=languages_clean(languages))
+    return user
+
+
+def languages_clean(languages: Iterable[str]) -> list[str]:
+    clean = []
+    for code in languages:
+        code = str(code).strip().lower()
+        if not code:
+            continue
+        if len(code) > 16 or not code.replace("-", "").isalnum():
+            raise KasautiError(f"languages: {code!r} is not a language code")
+        if code not in clean:
+            clean.append(code)
+    return clean
+
+
+def annotator_update(*, user, languages: Sequence[str] | None = None, active: bool | None = None):
+    with transaction.atomic():
+        if languages is not None:
+            AnnotatorProfile.objects.update_or_create(
+                user=user, defaults={"languages": languages_clean(languages)}
+            )
+        if active is not None and user.is_active != active:
+            user.is_active = active
+            user.save(update_fields=["is_active"])
+    return user
+
+
+def annotator_languages(user) -> list[str]:
+    profile = AnnotatorProfile.objects.filter(user=user).first()
+    return list(profile.languages) if profile else []
+
+
+# --- campaigns ------------------------------------------------------------------------------
+
+
+def _template_targets(dataset: Dataset) -> list[dict[str, Any]]:
+    versions = (
+        template_current_versions(dataset=dataset)
+        .filter(status__in=[ReviewStatus.DRAFT, ReviewStatus.IN_REVIEW])
+        .select_related("template")
+        .order_by("template__position", "template_id")
+    )
+    return [
+        {
+            "template_version": v,
+            "category_id": v.template.category_id,
+            "language": v.language,
+        }
+        for v in versions
+    ]
+
+
+def _translation_candidates(
+    dataset: Dataset, language: str, *, passed_only: bool
+) -> list[tuple[str, str, int]]:
+    """(segment, source text, category id) for the dataset's English contexts and questions.
+    Contexts are the ambiguous contexts: they are translated whole (a disambiguated context is
+    translated as its ambiguous part plus the rest, and the rest alone is not a context)."""
+    rows = (
+        Instance.objects.filter(dataset=dataset, language="en", retired_at__isnull=True)
+        .values_list("context_condition", "context", "question", "category_id")
+        .order_by()
+        .distinct()
+    )
+    seen: dict[tuple[str, str], int] = {}
+    for condition, context, question, category_id in rows.iterator(chunk_size=5000):
+        if condition == "ambig":
+            seen.setdefault(("ctx", context), category_id)
+        seen.setdefault(("qn", question), category_id)
+    return [(segment, text, category) for (segment, text), category in seen.items()]
+
+
+def _translation_targets(
+    dataset: Dataset, language: str, *, per_segment: int, seed: int, calibration: bool
+) -> list[dict[str, Any]]:
+    candidates = _translation_candidates(dataset, language, passed_only=not calibration)
+    hashes = {text_hash(text) for _, text, _ in candidates}
+    strings: dict[str, TranslatedString] = {}
+    qs = TranslatedString.objects.filter(language=language).order_by("id")
+    if not calibration:
+        qs = qs.filter(passed=True)
+    hash_list = sorted(hashes)
+    for start in range(0, len(hash_list), 5000):
+        for row in qs.filter(text_hash__in=hash_list[start : start + 5000]):
+            strings[row.text_hash] = row  # the newest models' row wins (ordered by id)
+    targets = []
+    for segment in ("ctx", "qn"):
+        pool = [
+            (category, strings[text_hash(text)])
+            for seg, text, category in candidates
+            if seg == segment and text_hash(text) in strings
+        ]
+        pool.sort(key=lambda row: row[1].pk)
+        if calibration:
+            # Across the whole similarity range: strata are tenths of cosine similarity.
+            pool = [(min(int(s.similarity * 10), 9), (category, s)) for category, s in pool]
+            chosen = [value for _, value in stratified_sample(pool, n=per_segment, seed=seed)]
+        else:
+            chosen = stratified_sample(pool, n=per_segment, seed=seed)
+        for category, string in sorted(chosen, key=lambda row: row[1].pk):
+            targets.append(
+                {
+                    "translated_string": string,
+                    "category_id": category,
+                    "segment": segment,
+                    "language": language,
+                }
+            )
+    return targets
+
+
+def _tuple_targets(dataset: Dataset, language: str) -> list[dict[str, Any]]:
+    qs = StereotypeTuple.objects.filter(dataset=dataset).order_by("id")
+    if language:
+        qs = qs.filter(language=language)
+    return [
+        {"stereotype_tuple": t, "category_id": t.category_id, "language": t.language} for t in qs
+    ]
+
+
+def _sentence_targets(dataset: Dataset, language: str, tier: str) -> list[dict[str, Any]]:
+    qs = ContextSentence.objects.filter(context_set__dataset=dataset).select_related("context_set")
+    if tier == "social_science":
+        # IndiCASA's second tier sees only what the language review kept or fixed.
+        reviewed = CampaignItem.objects.filter(
+            campaign__dataset=dataset,
+            campaign__kind=CampaignKind.SENTENCE_REVIEW,
+            campaign__params__tier="language",
+            status__in=[ItemStatus.COMPLETE, ItemStatus.APPROVED],
+        ).exclude(outcome__decision="drop")
+        qs = qs.filter(pk__in=reviewed.values("context_sentence_id"))
+    if language:
+        qs = qs.filter(context_set__language=language)
+    return [
+        {
+            "context_sentence": s,
+            "category_id": s.context_set.category_id,
+            "language": s.context_set.language,
+        }
+        for s in qs.order_by("context_set_id", "kind", "position", "id")
+    ]
+
+
+def campaign_create(
+    *,
+    dataset: Dataset,
+    kind: str,
+    annotators: Sequence,
+    name: str = "",
+    language: str = "",
+    annotators_per_item: int | None = None,
+    sample_size: int = DEFAULT_SAMPLE,
+    seed: int = 0,
+    tier: str = "language",
+    created_by=None,
+) -> Campaign:
+    """Create a campaign, its items and its assignment in one transaction: every item gets
+    exactly `annotators_per_item` distinct annotators who cover its language, and loads are
+    balanced. Refuses (and writes nothing) when that is impossible."""
+    if kind not in CampaignKind.values:
+        raise KasautiError(f"kind: one of {', '.join(CampaignKind.values)}")
+    per_item = annotators_per_item or DEFAULT_ANNOTATORS_PER_ITEM[kind]
+    if per_item < 1:
+        raise KasautiError("annotators_per_item: at least 1")
+    annotators = list(dict.fromkeys(annotators))
+    for user in annotators:
+        if not user.is_active or not is_annotator(user):
+            raise KasautiError(f"annotators: {user.get_username()} is not an active annotator")
+    if len(annotators) < per_item:
+        raise KasautiError(
+            f"annotators: {per_item} per item need at least {per_item} annotators, "
+            f"{len(annotators)} chosen"
+        )
+    language = language.strip()
+    if kind in (CampaignKind.TRANSLATION_SCORING, CampaignKind.CALIBRATION) and not language:
+        raise KasautiError("language: required for translation scoring")
+    if kind == CampaignKind.TEMPLATE_VALIDATION:
+        targets = _template_targets(dataset)
+    elif kind in (CampaignKind.TRANSLATION_SCORING, CampaignKind.CALIBRATION):
+        targets = _translation_targets(
+            dataset,
+            language,
+            per_segment=sample_size,
+            seed=seed,
+            calibration=kind == CampaignKind.CALIBRATION,
+        )
+    elif kind == CampaignKind.TUPLE_VOTE:
+        targets = _tuple_targets(dataset, language)
+    else:
+        if tier not in ("language", "social_science"):
+            raise KasautiError("tier: language or social_science")
+        targets = _sentence_targets(dataset, language, tier)
+    if not targets:
+        raise KasautiError(f"nothing to annotate in {dataset.name} for a {kind} campaign")
+
+    languages = {user.pk: set(annotator_languages(user)) for user in annotators}
+    # Templates are judged in their own language; everything else in the campaign's.
+    plan = balanced_assignment(
+        [(i, t["language"]) for i, t in enumerate(targets)],
+        annotators=languages,
+        per_item=per_item,
+        seed=seed,
+    )
+    with transaction.atomic():
+        campaign = Campaign.objects.create(
+            name=nfc(name) or f"{dataset.name}: {CampaignKind(kind).label}",
+            dataset=dataset,
+            kind=kind,
+            language=language,
+            annotators_per_item=per_item,
+            params={"sample_size": sample_size, "seed": seed, "tier": tier},
+            created_by=created_by,
+        )
+        campaign.annotators.set(annotators)
+        items = CampaignItem.objects.bulk_create(
+            CampaignItem(
+                campaign=campaign,
+                position=position,
+                category_id=target["category_id"],
+                segment=target.get("segment", ""),
+                template_version=target.get("template_version"),
+                translated_string=target.get("translated_string"),
+                stereotype_tuple=target.get("stereotype_tuple"),
+                context_sentence=target.get("context_sentence"),
+            )
+            for position, target in enumerate(targets)
+        )
+        Assignment.objects.bulk_create(
+            Assignment(
+                campaign=campaign,
+                item=item,
+                annotator_id=annotator_id,
+                slot=slot,
+                position=item.position,
+            )
+            for item, chosen in zip(items, plan, strict=True)
+            for slot, annotator_id in enumerate(chosen)
+        )
+        if kind == CampaignKind.TEMPLATE_VALIDATION:
+            TemplateVersion.objects.filter(
+                pk__in=[t["template_version"].pk for t in targets], status=ReviewStatus.DRAFT
+            ).update(status=ReviewStatus.IN_REVIEW)
+    return campaign
+
+
+def campaign_close(*, campaign: Campaign) -> Campaign:
+    campaign.status = Campaign.Status.CLOSED
+    campaign.save(update_fields=["status"])
+    return campaign
+
+
+# --- judgements -----------------------------------------------------------------------------
+
+
+def assignment_open(*, assignment: Assignment) -> None:
+    """Remember when the annotator first saw the item (for seconds per item)."""
+    if assignment.opened_at is None:
+        Assignment.objects.filter(pk=assignment.pk, opened_at__isnull=True).update(
+            opened_at=timezone.now()
+        )
+
+
+def _check_key(key: str) -> str:
+    key = str(key or "").strip()
+    if not key or len(key) > 64:
+        raise KasautiError("idempotency_key: required, at most 64 characters")
+    return key
+
+
+def judgement_submit(
+    *,
+    assignment_id: int,
+    annotator,
+    answers: Any,
+    idempotency_key: str,
+    seconds: float | None = None,
+) -> tuple[Judgement, bool]:
+    """Store one judgement exactly once. Returns (judgement, created): the same key again
+    (double-click, retry after a network error) returns the stored row and changes nothing.
+    A later submission on the same assignment is an edit: a new row pointing to the previous
+    one, which stays in the history."""
+    key = _check_key(idempotency_key)
+    with transaction.atomic():
+        assignment = (
+            Assignment.objects.select_for_update()
+            .select_related("campaign", "item")
+            .filter(pk=assignment_id)
+            .first()
+        )
+        if assignment is None or assignment.annotator_id != annotator.pk:
+            # Same answer whether it exists or not: annotators see only their own items.
+            raise PermissionRefused("this item is not assigned to you")
+        # Checked after the row lock: a concurrent request with the same key has committed.
+        existing = Judgement.objects.filter(idempotency_key=key).first()
+        if existing is not None:
+            if existing.assignment_id != assignment.pk:
+                raise ConflictError("idempotency_key: already used for another judgement")
+            return existing, False
+        campaign = assignment.campaign
+        if campaign.status != Campaign.Status.OPEN:
+            raise ConflictError("this campaign is closed")
+        item = CampaignItem.objects.select_for_update().get(pk=assignment.item_id)
+        if item.status not in (ItemStatus.PENDING, ItemStatus.ADJUDICATION):
+            raise ConflictError(
+                f"this item is already {item.get_status_display().lower()}; it cannot change"
+            )
+        clean = rules.answers_clean(kind=campaign.kind, answers=nfc_deep(answers))
+        current = assignment.current
+        is_edit = current is not None and current.action != Judgement.Action.UNDO
+        if seconds is None and assignment.opened_at is not None and not is_edit:
+            seconds = (timezone.now() - assignment.opened_at).total_seconds()
+        try:
+            with transaction.atomic():
+                judgement = Judgement.objects.create(
+                    assignment=assignment,
+                    annotator=annotator,
+                    idempotency_key=key,
+                    action=Judgement.Action.EDIT if is_edit else Judgement.Action.SUBMIT,
+                    answers=clean,
+                    previous=current,
+                    seconds=seconds,
+                )
+        except IntegrityError:
+            raise ConflictError("idempotency_key: already used") from None
+        assignment.current = judgement
+        assignment.done_at = timezone.now()
+        assignment.save(update_fields=["current", "done_at"])
+        _item_evaluate(item=item, campaign=campaign)
+    return judgement, True
+
+
+def judgement_undo(*, assignment_id: int, annotator, idempotency_key: str) -> Judgement:
+    """Take back the current submission: an UNDO row is appended (the submission stays in the
+    history) and the item is pending again for this annotator."""
+    key = _check_key(idempotency_key)
+    with transaction.atomic():
+        assignment = (
+            Assignment.objects.select_for_update()
+            .select_related("campaign")
+            .filter(pk=assignment_id)
+            .first()
+        )
+        if assignment is None or assignment.annotator_id != annotator.pk:
+            raise PermissionRefused("this item is not assigned to you")
+        existing = Judgement.objects.filter(idempotency_key=key).first()
+        if existing is not None:
+            return existing
+        current = assignment.current
+        if current is None or current.action == Judgement.Action.UNDO:
+            raise ConflictError("nothing to undo on this item")
+        item = CampaignItem.objects.select_for_update().get(pk=assignment.item_id)
+        if item.status not in (ItemStatus.PENDING, ItemStatus.ADJUDICATION):
+            raise ConflictError(
+                f"this item is already {item.get_status_display().lower()}; it cannot change"
+            )
+        judgement = Judgement.objects.create(
+            assignment=assignment,
+            annotator=annotator,
+            idempotency_key=key,
+            action=Judgement.Action.UNDO,
+            answers={},
+            previous=current,
+        )
+        assignment.current = judgement
+        assignment.done_at = None
+        assignment.save(update_fields=["current", "done_at"])
+        if item.status != ItemStatus.PENDING:
+            item.status = ItemStatus.PENDING
+            item.outcome = {}
+            item.save(update_fields=["status", "outcome"])
+    return judgement
+
+
+def _open_findings(item: CampaignItem) -> int:
+    if item.template_version_id is None:
+        return 0
+    return Finding.objects.filter(
+        template_version_id=item.template_version_id, status=Finding.Status.OPEN
+    ).count()
+
+
+def _item_evaluate(*, item: CampaignItem, campaign: Campaign) -> None:
+    """Once every assigned annotator has submitted, apply the kind's rule (caller holds the
+    item's row lock)."""
+    rows = list(
+        Assignment.objects.filter(item=item)
+        .select_related("current")
+        .order_by("slot")
+        .only("done_at", "current__answers", "current__action", "slot")
+    )
+    if any(row.done_at is None for row in rows):
+        return
+    outcome = rules.outcome_for(
+        kind=campaign.kind,
+        answers=[row.current.answers for row in rows],
+        open_findings=_open_findings(item),
+    )
+    item.status = outcome.status
+    item.outcome = outcome.summary
+    item.save(update_fields=["status", "outcome"])
+    if campaign.kind == CampaignKind.TEMPLATE_VALIDATION and outcome.status == ItemStatus.APPROVED:
+        TemplateVersion.objects.filter(pk=item.template_version_id).update(
+            status=ReviewStatus.APPROVED
+        )
+    if campaign.kind == CampaignKind.TUPLE_VOTE:
+        # IndiBias's "Score": the votes themselves, one per annotator.
+        StereotypeTuple.objects.filter(pk=item.stereotype_tuple_id).update(
+            votes=outcome.summary["votes"]
+        )
+
+
+# --- adjudication ---------------------------------------------------------------------------
+
+
+def item_decide(
+    *,
+    item: CampaignItem,
+    verdict: str,
+    decided_by,
+    note: str = "",
+    changes: dict[str, Any] | None = None,
+    findings: dict[int, str] | None = None,
+) -> Decision:
+    """A researcher's decision on an item in the adjudication queue: approve, reject, or edit
+    (a new template version that goes back to review with the same annotators). Every open
+    import finding on the template must be resolved or accepted in the same decision."""
+    if verdict not in Decision.Verdict.values:
+        raise KasautiError("verdict: approve, reject or edit")
+    findings = {int(k): v for k, v in (findings or {}).items()}
+    for finding_id, action in findings.items():
+        if action not in (Finding.Status.RESOLVED, Finding.Status.ACCEPTED):
+            raise KasautiError(f"findings.{finding_id}: resolved or accepted")
+    with transaction.atomic():
+        item = CampaignItem.objects.select_for_update().select_related("campaign").get(pk=item.pk)
+        if item.status != ItemStatus.ADJUDICATION:
+            raise ConflictError(
+                f"item {item.pk} is {item.get_status_display().lower()}, not in the "
+                "adjudication queue"
+            )
+        open_ids = (
+            set(
+                Finding.objects.filter(
+                    template_version_id=item.template_version_id, status=Finding.Status.OPEN
+                ).values_list("id", flat=True)
+            )
+            if item.template_version_id
+            else set()
+        )
+        unknown = set(findings) - set(
+            Finding.objects.filter(template_version_id=item.template_version_id).values_list(
+                "id", flat=True
+            )
+        )
+        if unknown:
+            raise KasautiError(f"findings: {sorted(unknown)} do not belong to this template")
+        missing = open_ids - set(findings)
+        if missing:
+            raise KasautiError(
+                f"findings: {sorted(missing)} still open: resolve or accept each of them"
+            )
+        for finding_id, action in findings.items():
+            Finding.objects.filter(pk=finding_id).update(status=action)
+        new_version = None
+        if verdict == Decision.Verdict.EDIT:
+            if item.template_version_id is None:
+                raise KasautiError("verdict: only templates can be edited here")
+            if not changes:
+                raise KasautiError("changes: an edit needs at least one changed field")
+            old = item.template_version
+            new_version = template_edit(
+                template=old.template, changes=nfc_deep(changes), edited_by=decided_by
+            )
+            if new_version.pk == old.pk:
+                raise KasautiError("changes: the edit changes nothing")
+            TemplateVersion.objects.filter(pk=new_version.pk).update(status=ReviewStatus.IN_REVIEW)
+            TemplateVersion.objects.filter(pk=old.pk).update(status=ReviewStatus.REJECTED)
+            item.status = ItemStatus.SUPERSEDED
+            _item_requeue(item=item, version=new_version)
+        elif verdict == Decision.Verdict.APPROVE:
+            item.status = ItemStatus.APPROVED
+            if item.template_version_id:
+                TemplateVersion.objects.filter(pk=item.template_version_id).update(
+                    status=ReviewStatus.APPROVED
+                )
+        else:
+            item.status = ItemStatus.REJECTED
+            if item.template_version_id:
+                TemplateVersion.objects.filter(pk=item.template_version_id).update(
+                    status=ReviewStatus.REJECTED
+                )
+        item.save(update_fields=["status"])
+        return Decision.objects.create(
+            item=item,
+            verdict=verdict,
+            note=nfc(note),
+            findings={str(k): v for k, v in findings.items()},
+            new_version=new_version,
+            decided_by=decided_by,
+        )
+
+
+def _item_requeue(*, item: CampaignItem, version: TemplateVersion) -> CampaignItem:
+    """The edited version goes back to the same annotators, as a new item of the campaign."""
+    position = (
+        CampaignItem.objects.filter(campaign=item.campaign).aggregate(m=Max("position"))["m"] + 1
+    )
+    new_item = CampaignItem.objects.create(
+        campaign=item.campaign,
+        position=position,
+        category_id=item.category_id,
+        template_version=version,
+    )
+    Assignment.objects.bulk_create(
+        Assignment(
+            campaign_id=item.campaign_id,
+            item=new_item,
+            annotator_id=row.annotator_id,
+            slot=row.slot,
+            position=position,
+        )
+        for row in Assignment.objects.filter(item=item).order_by("slot")
+    )
+    return new_item
+
+
+def new_idempotency_key() -> str:
+    return uuid.uuid4().hex

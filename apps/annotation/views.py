@@ -1,0 +1,396 @@
+"""Workbench pages. Views check access, call a selector or a service and render; the rules
+live in services/selectors. Every decision has a keyboard shortcut (static/annotation/)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from apps.catalog.models import LANGUAGE_NAMES, Dataset, Finding
+from apps.core.errors import KasautiError
+
+from . import corrections, reports, rules, selectors, services
+from .models import Assignment, Campaign, CampaignItem, CampaignKind, Decision
+from .permissions import can_annotate, can_manage
+
+View = Callable[..., HttpResponse]
+User = get_user_model()
+
+
+def _guard(check: Callable, message: str) -> Callable[[View], View]:
+    def decorator(view: View) -> View:
+        @login_required
+        @wraps(view)
+        def wrapped(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+            if not check(request.user):
+                raise PermissionDenied(message)
+            return view(request, *args, **kwargs)
+
+        return wrapped
+
+    return decorator
+
+
+annotator_required = _guard(can_annotate, "Only annotators work on annotation items.")
+researcher_required = _guard(can_manage, "Only researchers manage annotation campaigns.")
+member_required = _guard(
+    lambda u: can_annotate(u) or can_manage(u), "The workbench is for annotators and researchers."
+)
+
+
+@require_GET
+@member_required
+def campaign_list(request: HttpRequest) -> HttpResponse:
+    campaigns = list(selectors.campaign_list_for(user=request.user))
+    open_counts = selectors.annotator_open_counts(annotator=request.user)
+    for campaign in campaigns:
+        campaign.pending_for_me = open_counts.get(campaign.pk, 0)
+    return render(
+        request,
+        "annotation/campaign_list.html",
+        {"campaigns": campaigns, "manage": can_manage(request.user)},
+    )
+
+
+@require_GET
+@annotator_required
+def campaign_work(request: HttpRequest, pk: int) -> HttpResponse:
+    assignment = selectors.assignment_next_for_page(campaign_id=pk, annotator=request.user)
+    if assignment is None:
+        campaign = get_object_or_404(Campaign, pk=pk, annotators=request.user)
+        return render(request, "annotation/done.html", {"campaign": campaign})
+    # Rendered here rather than redirected: the next item costs one round trip (P8).
+    services.assignment_open(assignment=assignment)
+    return render(request, "annotation/work.html", _work_context(request, assignment))
+
+
+def _work_context(request: HttpRequest, assignment: Assignment, error: str = "") -> dict:
+    campaign = assignment.campaign
+    summary = selectors.assignment_position_summary(assignment=assignment)
+    current = assignment.current
+    answers = current.answers if current is not None and current.action != "undo" else {}
+    return {
+        "assignment": assignment,
+        "campaign": campaign,
+        "kind": campaign.kind,
+        "answers": answers,
+        "posted": request.POST if error else None,
+        "error": error,
+        "prev_position": summary["prev"],
+        "next_position": summary["next"],
+        "key": services.new_idempotency_key(),
+        "undo_key": services.new_idempotency_key(),
+        "can_undo": request.session.get("annotation_last") == assignment.pk and bool(answers),
+        "criteria": rules.CRITERIA,
+        "adequacy_scale": sorted(rules.ADEQUACY_SCALE.items(), reverse=True),
+        "fluency_scale": sorted(rules.FLUENCY_SCALE.items(), reverse=True),
+        "scores": rules.SCORES,
+        "done": summary["done"],
+        "total": summary["total"],
+        "language_name": LANGUAGE_NAMES.get(campaign.language, campaign.language),
+        **selectors.item_context(item=assignment.item),
+    }
+
+
+@require_http_methods(["GET", "POST"])
+@annotator_required
+def assignment_work(request: HttpRequest, pk: int) -> HttpResponse:
+    # Only the annotator's own assignments exist for them: anything else is a 404.
+    assignment = get_object_or_404(
+        Assignment.objects.select_related(*selectors.PAGE_RELATED),
+        pk=pk,
+        annotator=request.user,
+    )
+    if request.method == "POST":
+        answers = rules.answers_from_form(kind=assignment.campaign.kind, data=request.POST)
+        try:
+            services.judgement_submit(
+                assignment_id=assignment.pk,
+                annotator=request.user,
+                answers=answers,
+                idempotency_key=request.POST.get("idempotency_key", ""),
+            )
+        except KasautiError as exc:
+            context = _work_context(request, assignment, error=str(exc))
+            return render(request, "annotation/work.html", context, status=exc.status_code)
+        request.session["annotation_last"] = assignment.pk
+        messages.success(request, f"Saved item {assignment.position + 1}.")
+        return redirect("annotation:campaign-work", pk=assignment.campaign_id)
+    services.assignment_open(assignment=assignment)
+    return render(request, "annotation/work.html", _work_context(request, assignment))
+
+
+@require_GET
+@annotator_required
+def assignment_at(request: HttpRequest, pk: int, position: int) -> HttpResponse:
+    """The annotator's own item at a position of the campaign (the j/k links)."""
+    assignment = selectors.assignment_at(campaign_id=pk, annotator=request.user, position=position)
+    if assignment is None:
+        raise Http404("no item of yours at this position")
+    services.assignment_open(assignment=assignment)
+    return render(request, "annotation/work.html", _work_context(request, assignment))
+
+
+@require_POST
+@annotator_required
+def assignment_undo(request: HttpRequest, pk: int) -> HttpResponse:
+    try:
+        services.judgement_undo(
+            assignment_id=pk,
+            annotator=request.user,
+            idempotency_key=request.POST.get("idempotency_key", ""),
+        )
+    except KasautiError as exc:
+        messages.error(request, str(exc))
+    else:
+        request.session.pop("annotation_last", None)
+        messages.info(request, "Your last submission was undone; it stays in the history.")
+    return redirect("annotation:assignment", pk=pk)
+
+
+# --- researchers ----------------------------------------------------------------------------
+
+
+@require_http_methods(["GET", "POST"])
+@researcher_required
+def campaign_new(request: HttpRequest) -> HttpResponse:
+    annotators = User.objects.filter(groups__name="annotator", is_active=True).order_by("username")
+    error = ""
+    if request.method == "POST":
+        try:
+            dataset = get_object_or_404(Dataset, pk=int(request.POST.get("dataset") or 0))
+            per_item = request.POST.get("annotators_per_item") or None
+            campaign = services.campaign_create(
+                dataset=dataset,
+                kind=request.POST.get("kind", ""),
+                name=request.POST.get("name", ""),
+                language=request.POST.get("language", ""),
+                annotators=list(annotators.filter(pk__in=request.POST.getlist("annotators"))),
+                annotators_per_item=int(per_item) if per_item else None,
+                sample_size=int(request.POST.get("sample_size") or services.DEFAULT_SAMPLE),
+                seed=int(request.POST.get("seed") or 0),
+                tier=request.POST.get("tier") or "language",
+                created_by=request.user,
+            )
+        except ValueError:
+            error = "annotators per item, sample size and seed are whole numbers"
+        except KasautiError as exc:
+            error = str(exc)
+        else:
+            messages.success(request, f"Campaign “{campaign.name}” created.")
+            return redirect("annotation:dashboard", pk=campaign.pk)
+    return render(
+        request,
+        "annotation/campaign_new.html",
+        {
+            "datasets": Dataset.objects.order_by("name"),
+            "kinds": CampaignKind.choices,
+            "annotators": [(u, services.annotator_languages(u)) for u in annotators],
+            "error": error,
+            "posted": request.POST,
+        },
+        status=400 if error else 200,
+    )
+
+
+@require_GET
+@researcher_required
+def campaign_dashboard(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = get_object_or_404(Campaign.objects.select_related("dataset"), pk=pk)
+    context = {
+        "campaign": campaign,
+        "progress": selectors.campaign_progress(campaign=campaign),
+        "agreement": selectors.campaign_agreement(campaign=campaign),
+        "queue": selectors.adjudication_queue(campaign=campaign),
+    }
+    if campaign.kind == CampaignKind.CALIBRATION:
+        context["calibration"] = reports.calibration(campaign=campaign)
+    return render(request, "annotation/dashboard.html", context)
+
+
+@require_http_methods(["GET", "POST"])
+@researcher_required
+def item_adjudicate(request: HttpRequest, pk: int) -> HttpResponse:
+    item = get_object_or_404(CampaignItem.objects.select_related("campaign"), pk=pk)
+    error = ""
+    if request.method == "POST":
+        findings = {
+            int(name.split("_", 1)[1]): value
+            for name, value in request.POST.items()
+            if name.startswith("finding_") and value in ("resolved", "accepted")
+        }
+        changes = {
+            field: request.POST[field]
+            for field in ("ambiguous_context", "disambiguating_context")
+            + ("question_negative", "question_non_negative")
+            if request.POST.get("verdict") == "edit"
+            and item.template_version_id
+            and request.POST.get(field, "") != getattr(item.template_version, field)
+        }
+        try:
+            services.item_decide(
+                item=item,
+                verdict=request.POST.get("verdict", ""),
+                note=request.POST.get("note", ""),
+                changes=changes,
+                findings=findings,
+                decided_by=request.user,
+            )
+        except KasautiError as exc:
+            error = str(exc)
+        else:
+            messages.success(request, f"Item {item.position + 1}: decision recorded.")
+            following = selectors.adjudication_queue(campaign=item.campaign).first()
+            if following is not None:
+                return redirect("annotation:adjudicate", pk=following.pk)
+            return redirect("annotation:dashboard", pk=item.campaign_id)
+    context = {
+        **selectors.item_context(item=item),
+        "rows": _side_by_side(item),
+        "decisions": item.decisions.select_related("decided_by", "new_version"),
+        "criteria": rules.CRITERIA,
+        "verdicts": Decision.Verdict.choices,
+        "error": error,
+        "open_status": Finding.Status.OPEN,
+    }
+    return render(request, "annotation/adjudicate.html", context, status=400 if error else 200)
+
+
+def _side_by_side(item: CampaignItem) -> list[dict]:
+    rows = []
+    for a in selectors.item_judgements(item=item):
+        answers = a.current.answers if a.done_at and a.current else {}
+        if item.template_version_id:
+            cells = [
+                {"value": answers.get(code, ""), "comment": answers.get(f"{code}_comment", "")}
+                for code in rules.CRITERIA
+            ]
+        else:
+            cells = [{"value": "; ".join(f"{k}: {v}" for k, v in answers.items()), "comment": ""}]
+        rows.append({"annotator": a.annotator.username, "done": bool(a.done_at), "cells": cells})
+    return rows
+
+
+@require_http_methods(["GET", "POST"])
+@researcher_required
+def people(request: HttpRequest) -> HttpResponse:
+    error = ""
+    if request.method == "POST":
+        action = request.POST.get("action")
+        try:
+            if action == "create":
+                services.annotator_create(
+                    username=request.POST.get("username", ""),
+                    email=request.POST.get("email", ""),
+                    languages=request.POST.get("languages", "").replace(",", " ").split(),
+                    password=request.POST.get("password") or None,
+                )
+                messages.success(request, "Annotator created.")
+            else:
+                user = get_object_or_404(
+                    User, pk=int(request.POST.get("user") or 0), groups__name="annotator"
+                )
+                if action == "languages":
+                    services.annotator_update(
+                        user=user,
+                        languages=request.POST.get("languages", "").replace(",", " ").split(),
+                    )
+                elif action in ("deactivate", "activate"):
+                    services.annotator_update(user=user, active=action == "activate")
+                messages.success(request, f"{user.username} updated.")
+        except (KasautiError, ValueError) as exc:
+            error = str(exc)
+        else:
+            return redirect("annotation:people")
+    users = User.objects.filter(groups__name="annotator").order_by("username")
+    return render(
+        request,
+        "annotation/people.html",
+        {
+            "people": [(u, services.annotator_languages(u)) for u in users],
+            "error": error,
+        },
+        status=400 if error else 200,
+    )
+
+
+@require_GET
+@researcher_required
+def table3(request: HttpRequest, pk: int) -> HttpResponse:
+    dataset = get_object_or_404(Dataset, pk=pk)
+    blocks = reports.table3(dataset_id=dataset.pk)
+    if request.GET.get("format") == "csv":
+        response = HttpResponse(
+            reports.Table3CsvWriter().write(blocks), content_type="text/csv; charset=utf-8"
+        )
+        response["Content-Disposition"] = f'attachment; filename="table3-{dataset.pk}.csv"'
+        return response
+    return render(
+        request,
+        "annotation/table3.html",
+        {"dataset": dataset, "blocks": blocks, "columns": reports.COLUMNS},
+    )
+
+
+@require_http_methods(["GET", "POST"])
+@member_required
+def correction_work(request: HttpRequest) -> HttpResponse:
+    """The next open flagged translation of a language (or the one asked for with ?item=):
+    English source, machine translation, back-translation and similarity; confirm or edit."""
+    language = request.GET.get("language", "")
+    queue = corrections.correction_queue_for(user=request.user, language=language)
+    error = ""
+    if request.method == "POST":
+        item = get_object_or_404(
+            corrections.correction_queue_for(user=request.user, status=""),
+            pk=int(request.POST.get("item") or 0),
+        )
+        try:
+            corrections.correction_apply(
+                item=item,
+                action=request.POST.get("action", ""),
+                text=request.POST.get("text", ""),
+                note=request.POST.get("note", ""),
+                author=request.user,
+            )
+        except KasautiError as exc:
+            error = str(exc)
+        else:
+            messages.success(request, f"Correction {item.pk} saved.")
+            return redirect(f"{request.path}?language={language}")
+    elif request.GET.get("item"):
+        item = get_object_or_404(
+            corrections.correction_queue_for(user=request.user, status=""),
+            pk=int(request.GET["item"]) if request.GET["item"].isdigit() else 0,
+        )
+    else:
+        item = queue.filter(translated_string__isnull=False).first()
+    languages = sorted(
+        set(
+            corrections.correction_queue_for(user=request.user)
+            .values_list("language", flat=True)
+            .distinct()
+        )
+    )
+    return render(
+        request,
+        "annotation/correction.html",
+        {
+            "item": item,
+            "language": language,
+            "languages": [(code, LANGUAGE_NAMES.get(code, code)) for code in languages],
+            "open_count": queue.count(),
+            "history": corrections.correction_history(item=item) if item else [],
+            "machine": corrections.machine_text(item) if item else "",
+            "error": error,
+        },
+        status=400 if error else 200,
+    )

@@ -1,0 +1,118 @@
+"""Workbench pages through Django's test client: the same rules as the API."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from apps.annotation import selectors, services
+from apps.annotation.models import CampaignItem, Judgement
+from apps.catalog.services import dataset_instantiate
+
+from .conftest import YES_ALL
+
+pytestmark = pytest.mark.django_db
+
+
+def _client(user) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture
+def campaign(templates, annotator, second_annotator, researcher):
+    dataset_instantiate(dataset=templates[0].template.dataset)
+    return services.campaign_create(
+        dataset=templates[0].template.dataset,
+        kind="template_validation",
+        annotators=[annotator, second_annotator],
+        created_by=researcher,
+    )
+
+
+def test_annotator_works_through_items_by_form(campaign, annotator):
+    client = _client(annotator)
+    page = client.get(f"/annotate/campaigns/{campaign.pk}/")
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "The template represents the intended stereotype." in html
+    assert html.count('class="example"') == 2  # two instantiated examples
+    key = page.context["key"]
+    url = f"/annotate/assignments/{page.context['assignment'].pk}/"
+    assert f'action="{url}"' in html
+    body = {**YES_ALL, "idempotency_key": key}
+    first = client.post(url, body)
+    assert first.status_code == 302
+    again = client.post(url, body)  # resubmitted form: same key
+    assert again.status_code == 302
+    assert Judgement.objects.count() == 1
+    # Undo from the same session, then the item is first in line again.
+    assignment = Judgement.objects.get().assignment
+    undo = client.post(f"/annotate/assignments/{assignment.pk}/undo/", {"idempotency_key": "u"})
+    assert undo.status_code == 302
+    assert selectors.assignment_next(campaign_id=campaign.pk, annotator=annotator) == assignment
+
+
+def test_missing_answer_rerenders_with_the_field(campaign, annotator):
+    client = _client(annotator)
+    assignment = selectors.assignment_next(campaign_id=campaign.pk, annotator=annotator)
+    response = client.post(
+        f"/annotate/assignments/{assignment.pk}/", {"a": "yes", "idempotency_key": "k"}
+    )
+    assert response.status_code == 400
+    assert "b: answer yes or no" in response.content.decode()
+    assert not Judgement.objects.exists()
+
+
+def test_annotators_get_403_on_researcher_pages_and_404_on_others_items(
+    campaign, annotator, second_annotator, outsider
+):
+    theirs = selectors.assignment_next(campaign_id=campaign.pk, annotator=second_annotator)
+    client = _client(annotator)
+    item = CampaignItem.objects.filter(campaign=campaign).first()
+    for url in (
+        "/annotate/manage/campaigns/new/",
+        f"/annotate/manage/campaigns/{campaign.pk}/",
+        f"/annotate/manage/items/{item.pk}/",
+        "/annotate/manage/people/",
+        f"/annotate/manage/datasets/{campaign.dataset_id}/table3/",
+    ):
+        assert client.get(url).status_code == 403, url
+    assert client.get(f"/annotate/assignments/{theirs.pk}/").status_code == 404
+    assert _client(outsider).get("/annotate/").status_code == 403
+
+
+def test_researcher_dashboard_adjudication_and_people(
+    campaign, annotator, second_annotator, researcher
+):
+    for user, answers in ((annotator, {**YES_ALL, "b": "no"}), (second_annotator, YES_ALL)):
+        a = selectors.assignment_next(campaign_id=campaign.pk, annotator=user)
+        services.judgement_submit(
+            assignment_id=a.pk, annotator=user, answers=answers, idempotency_key=f"k{user.pk}"
+        )
+    client = _client(researcher)
+    dashboard = client.get(f"/annotate/manage/campaigns/{campaign.pk}/").content.decode()
+    assert "undefined (fewer than 2 items" in dashboard
+    item = CampaignItem.objects.get(campaign=campaign, status="adjudication")
+    page = client.get(f"/annotate/manage/items/{item.pk}/")
+    assert page.status_code == 200 and 'class="no"' in page.content.decode()
+    decided = client.post(f"/annotate/manage/items/{item.pk}/", {"verdict": "reject"})
+    assert decided.status_code == 302
+    item.refresh_from_db()
+    assert item.status == "rejected"
+    created = client.post(
+        "/annotate/manage/people/",
+        {"action": "create", "username": "dev", "languages": "hi, bn"},
+    )
+    assert created.status_code == 302
+    assert services.annotator_languages(annotator.__class__.objects.get(username="dev")) == [
+        "hi",
+        "bn",
+    ]
+    new = client.post(
+        "/annotate/manage/campaigns/new/",
+        {"dataset": campaign.dataset_id, "kind": "tuple_vote", "annotators": []},
+    )
+    assert new.status_code == 400
+    assert "3 per item need at least 3 annotators" in new.content.decode()

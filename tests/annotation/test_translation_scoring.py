@@ -1,0 +1,178 @@
+"""Adequacy/fluency campaigns and the Table 3 report, from real instances and strings."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pytest
+
+from apps.annotation import reports, selectors, services
+from apps.annotation.models import CampaignItem
+from apps.catalog.models import Instance
+from apps.catalog.services import dataset_instantiate
+from apps.core.errors import KasautiError
+from apps.translation.models import TranslatedString
+from apps.translation.pipeline import text_hash
+
+pytestmark = pytest.mark.django_db
+
+
+def _strings(dataset, language="hi"):
+    texts = set()
+    for context, question, condition in Instance.objects.filter(
+        dataset=dataset, language="en"
+    ).values_list("context", "question", "context_condition"):
+        texts.add(question)
+        if condition == "ambig":
+            texts.add(context)
+    for i, text in enumerate(sorted(texts)):
+        TranslatedString.objects.create(
+            text_hash=text_hash(text),
+            language=language,
+            model_version="m",
+            source_text=text,
+            translation=f"हिंदी {i}",
+            back_translation=text,
+            # Every third string fails the 0.75 threshold.
+            similarity=0.6 if i % 3 == 0 else 0.9,
+            threshold=0.75,
+            passed=i % 3 != 0,
+            forward_model_version="f",
+            backward_model_version="b",
+            embedder_version="e",
+        )
+
+
+@pytest.fixture
+def scored_dataset(templates, annotator, second_annotator):
+    dataset = templates[0].template.dataset
+    dataset_instantiate(dataset=dataset)
+    _strings(dataset)
+    return dataset
+
+
+def _score_all(campaign, user, adequacy, fluency):
+    while (a := selectors.assignment_next(campaign_id=campaign.pk, annotator=user)) is not None:
+        services.judgement_submit(
+            assignment_id=a.pk,
+            annotator=user,
+            answers={
+                "adequacy": adequacy(a),
+                "fluency": fluency(a),
+                "adequacy_reason": "Meaning kept.",
+                "fluency_reason": "Reads naturally.",
+            },
+            idempotency_key=services.new_idempotency_key(),
+        )
+
+
+def test_sample_only_passed_strings_and_build_table3(scored_dataset, annotator, second_annotator):
+    campaign = services.campaign_create(
+        dataset=scored_dataset,
+        kind="translation_scoring",
+        language="hi",
+        annotators=[annotator, second_annotator],
+        sample_size=4,
+        seed=1,
+    )
+    items = CampaignItem.objects.filter(campaign=campaign).select_related("translated_string")
+    assert all(item.translated_string.passed for item in items)
+    assert {item.segment for item in items} == {"ctx", "qn"}
+    _score_all(campaign, annotator, lambda a: 5, lambda a: 4)
+    _score_all(campaign, second_annotator, lambda a: 4 + a.position % 2, lambda a: 4)
+    [block] = reports.table3(dataset_id=scored_dataset.pk)
+    names = [row.name for row in block.rows]
+    assert names == ["hi_ctx", "hi_qn", "hi_combined"]
+    combined = block.rows[2]
+    slot0 = [
+        (a.current.answers["fluency"], a.current.answers["adequacy"])
+        for a in campaign.assignments.filter(slot=0).select_related("current")
+    ]
+    assert combined.means["F1"] == pytest.approx(sum(f for f, _ in slot0) / len(slot0), abs=0.01)
+    text = reports.Table3CsvWriter().write([block])
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert [r["row"] for r in rows] == names
+    assert rows[2]["n_items"] == str(combined.n_items)
+
+
+def test_scores_need_a_justification(scored_dataset, annotator, second_annotator):
+    campaign = services.campaign_create(
+        dataset=scored_dataset,
+        kind="translation_scoring",
+        language="hi",
+        annotators=[annotator, second_annotator],
+        sample_size=2,
+    )
+    a = selectors.assignment_next(campaign_id=campaign.pk, annotator=annotator)
+    with pytest.raises(KasautiError, match="adequacy_reason: a one-sentence justification"):
+        services.judgement_submit(
+            assignment_id=a.pk,
+            annotator=annotator,
+            answers={"adequacy": 5, "fluency": 5, "fluency_reason": "ok"},
+            idempotency_key="k",
+        )
+    with pytest.raises(KasautiError, match="fluency: a score from 1 to 5"):
+        services.judgement_submit(
+            assignment_id=a.pk,
+            annotator=annotator,
+            answers={"adequacy": 5, "fluency": 6, "adequacy_reason": "x", "fluency_reason": "y"},
+            idempotency_key="k",
+        )
+
+
+def test_language_coverage_is_required(scored_dataset, annotator, second_annotator):
+    services.annotator_update(user=second_annotator, languages=["en"])
+    with pytest.raises(KasautiError, match="language 'hi' needs 2 annotators, 1 selected"):
+        services.campaign_create(
+            dataset=scored_dataset,
+            kind="translation_scoring",
+            language="hi",
+            annotators=[annotator, second_annotator],
+        )
+
+
+def test_calibration_samples_the_whole_range(
+    scored_dataset, annotator, second_annotator, researcher
+):
+    campaign = services.campaign_create(
+        dataset=scored_dataset,
+        kind="calibration",
+        language="hi",
+        annotators=[annotator, second_annotator],
+        sample_size=50,
+    )
+    sims = [
+        i.translated_string.similarity for i in campaign.items.select_related("translated_string")
+    ]
+    assert min(sims) < 0.75 <= max(sims)
+    _score_all(
+        campaign, annotator, lambda a: 5 if a.item.translated_string.passed else 2, lambda a: 4
+    )
+    _score_all(
+        campaign,
+        second_annotator,
+        lambda a: 4 if a.item.translated_string.passed else 1,
+        lambda a: 4,
+    )
+    result = reports.calibration(campaign=campaign)
+    at = {row["threshold"]: row for row in result["thresholds"]}
+    assert at[0.75]["precision"] == 1.0 and at[0.75]["recall"] == 1.0
+    assert at[0.5]["precision"] < 1.0
+    # The lowest threshold whose passed items humans keep (precision ≥ 0.9): 0.65 > 0.6.
+    assert result["suggested_threshold"] == 0.65
+
+    # The researcher applies it to the next translation job from the dashboard.
+    from django.test import Client
+
+    client = Client()
+    client.force_login(researcher)
+    dashboard = client.get(f"/annotate/manage/campaigns/{campaign.pk}/")
+    link = dashboard.context["calibration"]["suggested_threshold"]
+    html = dashboard.content.decode()
+    assert 'id="apply-threshold"' in html and "threshold=0.65" in html
+    form = client.get(
+        f"/translation/jobs/new/?dataset={scored_dataset.pk}&language=hi&threshold={link}"
+    )
+    assert 'value="0.65"' in form.content.decode()
+    assert form.context["form"].initial["languages"] == ["hi"]

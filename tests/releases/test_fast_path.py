@@ -1,0 +1,157 @@
+"""The PostgreSQL fast path (rows serialised by the database, apps.releases.selectors) writes
+the same bytes as the writers fed with row dicts (the path SQLite uses), on hostile text."""
+
+from __future__ import annotations
+
+import io
+import itertools
+import json
+
+import pyarrow.parquet as pq
+import pytest
+from django.db import connection, transaction
+from django.utils import timezone
+
+from apps.catalog.bulk import instances_insert
+from apps.releases import selectors, writers
+from apps.releases.models import FileKind, Release
+from apps.releases.services import _membership_insert, release_create
+from apps.releases.writers import WRITERS, HashingFile, batched
+from tests.factories import CategoryFactory, DatasetFactory, TemplateVersionFactory
+
+pytestmark = pytest.mark.django_db
+
+HOSTILE = [
+    "plain",
+    "comma, inside",
+    'quote " inside',
+    '"starts with a quote',
+    "line\nbreak",
+    "carriage\rreturn",
+    "crlf\r\nend",
+    "tab\there",
+    "control \x01 \x08 \x0c \x1f \x7f",
+    'back\\slash \\n \\" \\u0041',
+    '=HYPERLINK("http://example.org")',
+    "+1",
+    "-2",
+    "@SUM(A1)",
+    "emoji 😀 and 𝔘",
+    "हिन्दी क़ और ক্ষ ਖ਼",
+    "separators \u2028 \u2029 \x85",
+    " leading and trailing ",
+    "",
+    "nbsp\u00a0",
+    "\\",
+    '}, "context": ',
+    '", "ans0": "x',
+    "{}[]:",
+]
+
+
+def _rows(dataset_id, versions, categories, count):
+    now = timezone.now()
+    words = itertools.cycle(HOSTILE)
+    for index in range(count):
+        version_id, category_id, language = versions[index % len(versions)]
+        a, b, c, d = next(words), next(words), next(words), next(words)
+        info = {"ans2": [c, "young"], "ans0": [a, "unknown"], "ans1": [b, d], "extra": "dropped"}
+        yield (
+            dataset_id, version_id, category_id, language, index // 7, f"q{d}",
+            index, "12", "ambig" if index % 2 else "disambig", "neg" if index % 3 else "nonneg",
+            "stereotypical" if index % 5 else "anti-stereotypical", index % 4 == 0,
+            json.dumps({"NAME1": a}), f"{a} {b}", f"{c}?", a, b, c,
+            json.dumps(["unknown", "stereotyped", "non_stereotyped"]),
+            json.dumps(info, ensure_ascii=index % 2 == 0),
+            index % 3, None, None, now,
+        )  # fmt: skip
+
+
+@pytest.fixture
+def hostile_release(db) -> Release:
+    dataset = DatasetFactory(name='hostile, "data"')
+    categories = [CategoryFactory(name=name) for name in ("Zeta", "age", "Ágé", 'Q"uote')]
+    versions = []
+    for index, (category, language) in enumerate(
+        zip(categories, ["en", "hi", "x-é", "bn"], strict=True)
+    ):
+        version = TemplateVersionFactory(
+            template__dataset=dataset,
+            template__category=category,
+            template__external_id=HOSTILE[index + 1],
+            template__variant=["", "a", HOSTILE[4], "b"][index],
+            language=language,
+            subcategory=["", HOSTILE[2], "वृद्ध", HOSTILE[9]][index],
+            source=HOSTILE[index + 10],
+            stereotyped_groups=[HOSTILE[2], "old", HOSTILE[15]][: index + 1],
+        )
+        versions.append((version.pk, category.pk, language))
+    with transaction.atomic():
+        instances_insert(_rows(dataset.pk, versions, categories, 12_000))
+        release = Release.objects.create(dataset=dataset, number=1, counts={})
+        _membership_insert(release=release)
+    return release
+
+
+def _write(release, feed) -> dict[str, bytes]:
+    outputs = {name: io.BytesIO() for name in WRITERS}
+    writers = {
+        name: writer(HashingFile(outputs[name]), kind="instances")
+        for name, writer in WRITERS.items()
+    }
+    with transaction.atomic():
+        feed(writers)
+    for writer in writers.values():
+        writer.close()
+    return {name: output.getvalue() for name, output in outputs.items()}
+
+
+def test_database_serialised_rows_write_the_same_bytes(hostile_release, monkeypatch):
+    assert connection.vendor == "postgresql"
+    # Two line batches and three Parquet row groups from 12,000 rows.
+    monkeypatch.setattr(writers, "LINES_PER_BATCH", 10_000)
+
+    def by_rows(writers):
+        for batch in batched(selectors.release_instance_rows(release=hostile_release)):
+            for writer in writers.values():
+                writer.write_batch(batch)
+
+    def by_lines(writers):
+        for batch in selectors.release_instance_line_batches(release=hostile_release):
+            for writer in writers.values():
+                writer.write_lines(batch)
+
+    expected, actual = _write(hostile_release, by_rows), _write(hostile_release, by_lines)
+    for name in WRITERS:
+        assert actual[name] == expected[name], name
+    assert pq.ParquetFile(io.BytesIO(actual["parquet"])).metadata.num_row_groups == 3
+    # The text did go through every escape: quoted CSV cells, JSON escapes, raw scripts.
+    assert b'"quote "" inside"' in actual["csv"] and b"\\u0001" in actual["jsonl"]
+    assert "हिन्दी".encode() in actual["jsonl"] and b"\r\n" in actual["csv"]
+
+
+def test_release_create_takes_the_fast_path_and_agrees_with_row_dicts(hostile_release, monkeypatch):
+    calls = []
+    original = selectors.release_instance_line_batches
+
+    def spy(**kwargs):
+        calls.append(kwargs)
+        return original(**kwargs)
+
+    monkeypatch.setattr("apps.releases.services.release_instance_line_batches", spy)
+    release = release_create(dataset=hostile_release.dataset)
+    assert len(calls) == 1
+    files = {f.format: f for f in release.files.filter(kind=FileKind.INSTANCES)}
+    assert {f.rows for f in files.values()} == {12_000}
+    expected = _write(
+        release,
+        lambda writers: [
+            writer.write_batch(batch)
+            for batch in batched(selectors.release_instance_rows(release=release))
+            for writer in writers.values()
+        ],
+    )
+    from apps.releases.services import release_file_path
+
+    for name, release_file in files.items():
+        assert release_file_path(release_file=release_file).read_bytes() == expected[name]
