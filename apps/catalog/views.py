@@ -167,6 +167,7 @@ def benchmark_import_page(request: HttpRequest) -> HttpResponse:
                 fmt=values["format"],
                 files=files,
                 created_by=request.user,
+                strict=values["strict"],
             )
         else:
             report = benchmark_import(
