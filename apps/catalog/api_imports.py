@@ -23,10 +23,15 @@ from apps.core.errors import ImportProblem, ImportRejected
 
 from .import_jobs import benchmark_import_async
 from .importers import FORMATS, ImportFile, benchmark_import
+from .importers.instances import INSTANCE_FORMATS, instances_import
 
 
 class BenchmarkImportInput(serializers.Serializer):
-    format = serializers.ChoiceField(choices=FORMATS)
+    format = serializers.ChoiceField(
+        choices=FORMATS + INSTANCE_FORMATS,
+        help_text="A template set, or published instance files (*-instances: the report then "
+        "has created / unchanged instance counts, by_category, verbatim and findings by kind).",
+    )
     dataset = serializers.CharField(max_length=100)
     files = serializers.ListField(
         child=serializers.FileField(allow_empty_file=True),
@@ -224,6 +229,15 @@ class BenchmarkImportApi(APIView):
                 category=values["category"],
             )
             return Response(JobOutputSerializer(job).data, status=status.HTTP_202_ACCEPTED)
+        if values["format"] in INSTANCE_FORMATS:
+            report = instances_import(
+                dataset_name=values["dataset"],
+                fmt=values["format"],
+                files=[ImportFile(name=f.name, data=f.read()) for f in values["files"]],
+                created_by=request.user,
+                strict=values["strict"],
+            )
+            return Response(report.as_dict(), status=status.HTTP_201_CREATED)
         report = benchmark_import(
             dataset_name=values["dataset"],
             fmt=values["format"],

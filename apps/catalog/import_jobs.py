@@ -22,6 +22,7 @@ from apps.core.models import Job
 from apps.core.services import job_create, job_dispatch
 
 from .importers import ImportFile, benchmark_import
+from .importers.instances import INSTANCE_FORMATS, instances_import
 from .jobs import IMPORT
 
 IMPORTS_DIR = "imports"
@@ -84,6 +85,13 @@ def benchmark_import_job_work(*, job: Job) -> dict[str, Any]:
         for item in params["files"]
     ]
     try:
+        if params["format"] in INSTANCE_FORMATS:
+            return instances_import(
+                dataset_name=params["dataset"],
+                fmt=params["format"],
+                files=files,
+                created_by=job.created_by,
+            ).as_dict()
         report = benchmark_import(
             dataset_name=params["dataset"],
             fmt=params["format"],
