@@ -45,6 +45,16 @@ from .models import (
 )
 
 
+def column(model, name: str) -> int:
+    """The database column's max_length, so over-long input is a 400 naming the field
+    instead of a DataError (500) after part of the work was written."""
+    return model._meta.get_field(name).max_length
+
+
+# PositiveIntegerField's range in PostgreSQL (integer).
+MAX_INTEGER = 2_147_483_647
+
+
 class NfcCharField(serializers.CharField):
     """Every string entering through the API is stored in NFC."""
 
@@ -66,9 +76,13 @@ class CategoryOutput(serializers.ModelSerializer):
 class CategoryListApi(generics.ListCreateAPIView):
     @extend_schema_serializer(component_name="CategoryInput")
     class InputSerializer(serializers.Serializer):
-        name = NfcCharField(max_length=100)
+        name = NfcCharField(max_length=column(Category, "name"))
         description = NfcCharField(required=False, allow_blank=True, default="")
-        components = serializers.ListField(child=serializers.CharField(), required=False)
+        components = serializers.ListField(
+            child=serializers.SlugRelatedField(slug_field="name", queryset=Category.objects.all()),
+            required=False,
+            help_text="Names of existing categories this one intersects.",
+        )
 
     permission_classes = [CatalogPermission]
     queryset = selectors.category_list()
@@ -79,9 +93,7 @@ class CategoryListApi(generics.ListCreateAPIView):
     def post(self, request):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        components = list(
-            Category.objects.filter(name__in=data.validated_data.get("components", []))
-        )
+        components = data.validated_data.get("components", [])
         category = services.category_create(
             name=data.validated_data["name"],
             description=data.validated_data["description"],
@@ -131,9 +143,14 @@ class ConceptListApi(generics.ListCreateAPIView):
         category = serializers.SlugRelatedField(slug_field="name", queryset=Category.objects.all())
         target_groups = serializers.ListField(child=NfcCharField(), default=list)
         statement = NfcCharField()
-        attribute = NfcCharField(required=False, allow_blank=True, default="")
+        attribute = NfcCharField(
+            required=False,
+            allow_blank=True,
+            default="",
+            max_length=column(StereotypeConcept, "attribute"),
+        )
         polarity = serializers.ChoiceField(StereotypeConcept.Polarity.choices, default="negative")
-        mentions = serializers.IntegerField(min_value=0, default=0)
+        mentions = serializers.IntegerField(min_value=0, max_value=MAX_INTEGER, default=0)
         source = serializers.ChoiceField(ConceptSource.choices)
         validation_status = serializers.ChoiceField(
             StereotypeConcept.Validation.choices, default="pending"
@@ -182,7 +199,7 @@ class DatasetOutput(serializers.ModelSerializer):
 class DatasetListApi(generics.ListCreateAPIView):
     @extend_schema_serializer(component_name="DatasetInput")
     class InputSerializer(serializers.Serializer):
-        name = NfcCharField(max_length=100)
+        name = NfcCharField(max_length=column(Dataset, "name"))
         description = NfcCharField(required=False, allow_blank=True, default="")
         name_permutations = serializers.BooleanField(default=False)
 
@@ -294,7 +311,7 @@ class TemplateOutput(serializers.ModelSerializer):
 class TemplateContentInput(serializers.Serializer):
     """The editable content of a template; PATCH accepts any subset and records a version."""
 
-    language = serializers.CharField(max_length=16, required=False)
+    language = serializers.CharField(max_length=column(TemplateVersion, "language"), required=False)
     ambiguous_context = NfcCharField(required=False)
     disambiguating_context = NfcCharField(required=False)
     question_negative = NfcCharField(required=False)
@@ -312,12 +329,16 @@ class TemplateContentInput(serializers.Serializer):
     pairing = serializers.ChoiceField(Pairing.choices, required=False)
     stereotyped_groups = serializers.ListField(child=NfcCharField(), required=False)
     non_stereotyped_groups = serializers.ListField(child=NfcCharField(), required=False)
-    subcategory = NfcCharField(required=False, allow_blank=True)
+    subcategory = NfcCharField(
+        required=False, allow_blank=True, max_length=column(TemplateVersion, "subcategory")
+    )
     transformation_type = serializers.ChoiceField(
         TransformationType.choices, required=False, allow_blank=True
     )
     transformation_reason = NfcCharField(required=False, allow_blank=True)
-    original_bbq_id = serializers.CharField(required=False, allow_blank=True)
+    original_bbq_id = serializers.CharField(
+        required=False, allow_blank=True, max_length=column(TemplateVersion, "original_bbq_id")
+    )
     concept_id = serializers.PrimaryKeyRelatedField(
         queryset=StereotypeConcept.objects.all(), required=False, allow_null=True
     )
@@ -337,10 +358,17 @@ class TemplateListApi(generics.ListCreateAPIView):
     @extend_schema_serializer(component_name="TemplateCreateInput")
     class InputSerializer(TemplateContentInput):
         dataset = serializers.SlugRelatedField(slug_field="name", queryset=Dataset.objects.all())
-        external_id = serializers.CharField(max_length=100)
+        external_id = serializers.CharField(max_length=column(Template, "external_id"))
         category = serializers.SlugRelatedField(slug_field="name", queryset=Category.objects.all())
-        question_index = serializers.CharField(required=False, allow_blank=True, default="")
-        variant = serializers.CharField(required=False, allow_blank=True, default="")
+        question_index = serializers.CharField(
+            required=False,
+            allow_blank=True,
+            default="",
+            max_length=column(Template, "question_index"),
+        )
+        variant = serializers.CharField(
+            required=False, allow_blank=True, default="", max_length=column(Template, "variant")
+        )
 
     permission_classes = [CatalogPermission]
     queryset = selectors.template_list()
@@ -493,8 +521,8 @@ class UnknownExpressionOutput(serializers.ModelSerializer):
 class UnknownExpressionListApi(generics.ListCreateAPIView):
     @extend_schema_serializer(component_name="UnknownExpressionInput")
     class InputSerializer(serializers.Serializer):
-        language = serializers.CharField(max_length=16)
-        text = NfcCharField(max_length=200)
+        language = serializers.CharField(max_length=column(UnknownExpression, "language"))
+        text = NfcCharField(max_length=column(UnknownExpression, "text"))
 
     permission_classes = [CatalogPermission]
     queryset = UnknownExpression.objects.all()

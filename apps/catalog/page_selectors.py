@@ -353,3 +353,26 @@ def problems_by_kind(problems: list) -> dict[str, list]:
             problem
         )
     return groups
+
+
+@dataclass
+class DifferenceGroup:
+    reason: str
+    field: str
+    count: int
+    shown: list  # the first differences of the group (apps.catalog.compare.Difference)
+
+
+def difference_groups(*, report, shown: int = 25) -> list[DifferenceGroup]:
+    """The reproduction report's differences grouped by reason and field, largest first, with
+    the first few of each group (a full list can run to tens of thousands of rows)."""
+    groups: dict[tuple[str, str], DifferenceGroup] = {}
+    for difference in report.differences:
+        key = (difference.reason, difference.field)
+        group = groups.get(key)
+        if group is None:
+            group = groups[key] = DifferenceGroup(difference.reason, difference.field, 0, [])
+        group.count += 1
+        if len(group.shown) < shown:
+            group.shown.append(difference)
+    return sorted(groups.values(), key=lambda g: (-g.count, g.reason, g.field))

@@ -76,6 +76,8 @@ def dataset_create(
     )
 
 
+# One transaction: a failure on a later row must not leave the first one behind.
+@transaction.atomic
 def category_create(
     *, name: str, description: str = "", components: list[Category] | None = None
 ) -> Category:
@@ -206,6 +208,8 @@ def _validated_content(content: dict[str, Any]) -> dict[str, Any]:
     return content
 
 
+# One transaction: a failure on a later row must not leave the first one behind.
+@transaction.atomic
 def template_create(
     *,
     dataset: Dataset,
@@ -248,6 +252,8 @@ class NewTemplate:
     position: int = 0
 
 
+# One transaction: a failure on a later row must not leave the first one behind.
+@transaction.atomic
 def template_bulk_create(
     *, dataset: Dataset, templates: list[NewTemplate], created_by=None
 ) -> list[TemplateVersion]:
@@ -413,6 +419,7 @@ ORIGINAL_INSTANCE_COLUMNS = (
     "ans2",
     "option_roles",
     "answer_info",
+    "additional_metadata",
     "example_id",
     "name_order",
     "context_condition",
@@ -449,6 +456,7 @@ def _instance_rows(
             *combo.answers,
             json.dumps(list(combo.option_roles)),
             json.dumps(combo.answer_info, ensure_ascii=False),
+            json.dumps(combo.metadata or {}, ensure_ascii=False),
         )
         for variant in combo.variants:
             yield shared + (example_id, *variant)

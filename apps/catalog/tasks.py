@@ -18,3 +18,17 @@ def instantiate_dataset_task(self, job_id: int) -> None:
         )
 
     job_run(job_id=job_id, celery_task_id=self.request.id or "", work=work)
+
+
+@shared_task(bind=True, name="apps.catalog.tasks.import_benchmark")
+def import_benchmark_task(self, job_id: int) -> None:
+    from .import_jobs import benchmark_import_job_cleanup, benchmark_import_job_work
+
+    try:
+        job_run(
+            job_id=job_id,
+            celery_task_id=self.request.id or "",
+            work=lambda job: benchmark_import_job_work(job=job),
+        )
+    finally:
+        benchmark_import_job_cleanup(job_id=job_id)

@@ -167,6 +167,7 @@ def benchmark_import_page(request: HttpRequest) -> HttpResponse:
                 fmt=values["format"],
                 files=files,
                 created_by=request.user,
+                strict=values["strict"],
             )
         else:
             report = benchmark_import(
@@ -236,3 +237,44 @@ def release_list(request: HttpRequest, pk: int) -> HttpResponse:
             "can_release": is_researcher(request.user),
         },
     )
+
+
+@role_required
+def dataset_compare_published(request: HttpRequest, pk: int) -> HttpResponse:
+    """Reproduction report: upload published instance files, see how the dataset compares.
+    Reads only (nothing is stored), so every role may use it."""
+    from apps.catalog.compare import FIELDS
+    from apps.catalog.importers.instances import INSTANCE_FORMATS, published_compare
+    from apps.catalog.importers.tables import ImportFile
+    from apps.core.errors import ImportRejected
+
+    dataset = get_object_or_404(Dataset, pk=pk)
+    context = {
+        "dataset": dataset,
+        "formats": INSTANCE_FORMATS,
+        "fields": FIELDS,
+        "fmt": "",
+        "report": None,
+        "problems": [],
+    }
+    if request.method == "POST":
+        uploads = [
+            ImportFile(name=upload.name, data=upload.read())
+            for upload in request.FILES.getlist("files")
+        ]
+        fmt = request.POST.get("format", "")
+        context["fmt"] = fmt if fmt in INSTANCE_FORMATS else ""
+        if not uploads:
+            context["problems"] = ["Choose one or more published instance files."]
+        else:
+            try:
+                report = published_compare(dataset=dataset, files=uploads, fmt=context["fmt"])
+            except ImportRejected as rejected:
+                context["problems"] = [str(problem) for problem in rejected.problems]
+            else:
+                context["report"] = report
+                context["files"] = [upload.name for upload in uploads]
+                context["groups"] = page_selectors.difference_groups(report=report)
+    elif request.method != "GET":
+        return HttpResponse(status=405)
+    return render(request, "catalog/compare_published.html", context)

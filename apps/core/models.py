@@ -12,6 +12,7 @@ class Job(models.Model):
         INSTANTIATE = "instantiate", "Instantiate dataset"
         RELEASE = "release", "Release dataset"
         TRANSLATE = "translate", "Translate"
+        IMPORT = "import", "Import benchmark files"
         PING = "ping", "Ping"
 
     class Status(models.TextChoices):

@@ -22,11 +22,13 @@ from django.db.models.functions import Cast
 from apps.catalog.models import (
     ContextSentence,
     ContextSet,
+    Dataset,
     Instance,
     SentencePair,
     StereotypeTuple,
     TemplateVersion,
 )
+from apps.core.filters import ReferenceFilter
 
 from .models import FileKind, Release, ReleaseFile
 from .published import published_instance_rows, release_is_published
@@ -39,8 +41,9 @@ Row = dict[str, Any]
 
 
 class ReleaseFilter(django_filters.FilterSet):
-    dataset = django_filters.NumberFilter(field_name="dataset_id")
-    dataset_name = django_filters.CharFilter(field_name="dataset__name")
+    dataset = ReferenceFilter(model=Dataset)
+    # Kept for existing clients; `dataset` takes the name too.
+    dataset_name = ReferenceFilter(model=Dataset, field_name="dataset")
 
     class Meta:
         model = Release

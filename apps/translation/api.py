@@ -17,6 +17,7 @@ from rest_framework.views import APIView
 from apps.accounts.permissions import HasRole, IsResearcher
 from apps.accounts.roles import is_researcher, user_roles
 from apps.catalog.models import Dataset
+from apps.core.filters import choice_param, reference_param
 from apps.releases.models import Release
 
 from . import selectors, services
@@ -114,11 +115,13 @@ class TranslationJobListApi(generics.ListCreateAPIView):
     permission_classes = [TranslationJobPermission]
     serializer_class = TranslationJobOutput
 
+    @extend_schema(parameters=[OpenApiParameter("dataset", str, description="Id or name.")])
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
     def get_queryset(self):
-        dataset = self.request.query_params.get("dataset")
-        return selectors.translation_job_list(
-            dataset_id=int(dataset) if dataset and dataset.isdigit() else None
-        )
+        dataset = reference_param(self.request.query_params, "dataset", Dataset, name_field="name")
+        return selectors.translation_job_list(dataset_id=dataset.pk if dataset else None)
 
     @extend_schema(request=InputSerializer, responses={202: TranslationJobOutput})
     def post(self, request):
@@ -201,9 +204,8 @@ class TranslatedStringListApi(generics.ListAPIView):
 
     def get_queryset(self):
         params = self.request.query_params
-        job_id = params.get("job")
-        job = get_object_or_404(TranslationJob, pk=job_id) if job_id else None
-        passed_param = params.get("passed", "").lower()
+        job = reference_param(params, "job", TranslationJob)
+        passed_param = choice_param(params, "passed", ["true", "false", "1", "0"])
         passed = {"true": True, "1": True, "false": False, "0": False}.get(passed_param)
         return selectors.translated_string_list(
             job=job, language=params.get("language", ""), passed=passed
@@ -272,11 +274,11 @@ class CorrectionListApi(generics.ListAPIView):
 
     def get_queryset(self):
         params = self.request.query_params
-        job = params.get("job", "")
+        job = reference_param(params, "job", TranslationJob)
         return selectors.correction_list(
-            status=params.get("status", ""),
+            status=choice_param(params, "status", CorrectionItem.Status.values),
             language=params.get("language", ""),
-            job_id=int(job) if job.isdigit() else None,
+            job_id=job.pk if job else None,
         )
 
     def filter_queryset(self, queryset):

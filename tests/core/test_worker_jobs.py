@@ -55,3 +55,32 @@ def test_failed_job_records_the_reason(celery_worker_process):
     assert job.status == "failed"
     assert "no unknown expressions" in job.error and "'zz'" in job.error
     assert not Instance.objects.filter(dataset=dataset).exists()
+
+
+def test_a_large_import_runs_on_a_real_worker(celery_worker_process, researcher_client):
+    """POST /api/imports/ over the inline limit answers 202 at once; the worker imports."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from apps.catalog.models import Dataset, Template
+    from tests.catalog.test_import_uploads import bharat_csv_of_size
+
+    data = bharat_csv_of_size(3 * 1024 * 1024)
+    response = researcher_client.post(
+        "/api/imports/",
+        {
+            "format": "bharatbbq",
+            "dataset": "Worker import",
+            "files": [SimpleUploadedFile("Age.csv", data)],
+        },
+        format="multipart",
+    )
+    assert response.status_code == 202, response.content[:300]
+    job = wait_for_job(response.json()["id"], timeout=120)
+    assert job.status == "succeeded", job.error
+    assert job.result["templates"]["created"] == data.count(b"\n") - 1
+    assert Template.objects.filter(dataset=Dataset.objects.get(name="Worker import")).count() == (
+        data.count(b"\n") - 1
+    )
+    # And the job is what the API shows.
+    shown = researcher_client.get(f"/api/jobs/{job.pk}/").json()
+    assert shown["status"] == "succeeded" and shown["kind"] == "import"
