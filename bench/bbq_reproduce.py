@@ -128,7 +128,8 @@ def main() -> None:
             start = time.perf_counter()
             dataset_instantiate(dataset=Dataset.objects.get(name=name))
             instantiate_times.append(time.perf_counter() - start)
-        print(f"files: {len(files)}; templates: {report.templates.created}")
+        templates_created = report.templates.created
+        print(f"files: {len(files)}; templates: {templates_created}")
         for line in report.skipped:
             print(f"skipped {line}")
 
@@ -169,10 +170,20 @@ def main() -> None:
             print(f"{cat:<20}{published:>10}{counts[cat]:>9}{equal:>7}{agree:>16}{fixed_agree:>18}")
         total = sum(counts.values())
         print(f"{'total':<20}{sum(PUBLISHED.values()):>10}{total:>9}")
+        published_files = [
+            ImportFile(p.name, p.read_bytes()) for p in sorted(args.data.glob("*.jsonl"))
+        ]
+        if published_files:
+            from apps.catalog.importers.instances import published_compare
+
+            report = published_compare(dataset=dataset, files=published_files)
+            print("\ncompare_published (the reproduction report) on the same files:")
+            print(json.dumps({k: v for k, v in report.as_dict(limit=0).items()
+                              if k in ("published", "kasauti", "matched", "reasons")}))  # fmt: skip
         import_median = statistics.median(import_times)
         instantiate_median = statistics.median(instantiate_times)
         print(
-            f"\nimport (parse, check, write {report.templates.created} templates): "
+            f"\nimport (parse, check, write {templates_created} templates): "
             f"median {import_median:.2f} s of {args.runs}"
         )
         print(f"instantiate ({total} instances): median {instantiate_median:.2f} s")
