@@ -19,6 +19,7 @@ from apps.catalog.instantiation import Combination, Problem, TemplateSpec
 
 from .bbq import BbqGenerator
 from .bharatbbq import BharatBbqGenerator
+from .esbbq import EsBbqGenerator
 
 
 class Generator(Protocol):
@@ -52,6 +53,7 @@ GENERATORS: dict[str, Generator] = {
     "kasauti": KasautiGenerator(),
     "bbq": BbqGenerator(),
     "bharatbbq": BharatBbqGenerator(),
+    "esbbq": EsBbqGenerator(),
 }
 
 

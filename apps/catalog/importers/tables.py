@@ -151,7 +151,9 @@ def _cell_text(value: object) -> str:
     if value is None:
         return ""
     if isinstance(value, bool):
-        return "TRUE" if value else ""
+        # FALSE is a value, not an empty cell: EsBBQ's vocabulary excludes rows whose
+        # include_name is FALSE and keeps the empty ones.
+        return "TRUE" if value else "FALSE"
     if isinstance(value, float) and value.is_integer():
         return str(int(value))  # Excel stores ids such as 12 as 12.0
     return str(value)
