@@ -215,8 +215,11 @@ def _explain(args, token_user) -> None:
         with CaptureQueriesContext(connection) as captured:
             response = client.get(url)
         assert response.status_code == 200, response.status_code
-        sql = next(q["sql"] for q in captured.captured_queries if "LIMIT" in q["sql"]
-                   and "catalog_instance" in q["sql"])  # fmt: skip
+        # The page query: the widest one on the instance table (the others look up the
+        # dataset and its first id).
+        sql = max((q["sql"] for q in captured.captured_queries if "catalog_instance" in q["sql"]),
+                  key=len)  # fmt: skip
+        print(f"  queries for the {label}: {len(captured.captured_queries)}")
         with connection.cursor() as cursor:
             cursor.execute(f"EXPLAIN (ANALYZE, BUFFERS) {sql}")
             plan = "\n    ".join(row[0] for row in cursor.fetchall())
