@@ -8,11 +8,14 @@ double-click), always with the same idempotency key. At the end the database mus
 judgement exactly once: 10,000 judgements, one per assignment, no key twice, every item
 complete with both votes.
 
-Run: python bench/load_annotators.py [annotators] [per_annotator]
+Run: nice -n 10 python bench/load_annotators.py [annotators] [per_annotator]
+The run itself (server and clients) is raised back to normal priority when allowed: a niced
+server on a busy shared machine is starved and the run would take an hour.
 """
 
 from __future__ import annotations
 
+import os
 import random
 import statistics
 import sys
@@ -60,6 +63,10 @@ def main() -> None:
         from apps.annotation.models import Assignment, CampaignItem, Judgement
 
         campaign, tokens, items = build()
+        try:
+            os.setpriority(os.PRIO_PROCESS, 0, 0)
+        except OSError:
+            print("(could not raise priority: running at the inherited nice level)")
         stats = {"submitted": 0, "replays": 0, "double_clicks": 0, "errors": [], "latency": []}
         lock = threading.Lock()
 

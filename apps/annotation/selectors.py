@@ -6,7 +6,7 @@ import statistics
 from collections import defaultdict
 from typing import Any
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Max, Min, Q, QuerySet
 
 from apps.accounts.roles import is_researcher
 from apps.catalog.models import Finding, Instance
@@ -34,16 +34,50 @@ def assignment_next(*, campaign_id: int, annotator) -> Assignment | None:
     )
 
 
-def assignment_neighbours(*, assignment: Assignment) -> tuple[int | None, int | None]:
-    """Previous and next of the annotator's own assignments in the campaign (j/k keys)."""
-    mine = Assignment.objects.filter(
-        annotator_id=assignment.annotator_id, campaign_id=assignment.campaign_id
+# Everything the work screen shows about an item, fetched with the assignment in one query.
+PAGE_RELATED = (
+    "campaign",
+    "current",
+    "item__category",
+    "item__template_version__template",
+    "item__template_version__concept",
+    "item__translated_string",
+    "item__stereotype_tuple",
+    "item__context_sentence__context_set",
+)
+
+
+def assignment_next_for_page(*, campaign_id: int, annotator) -> Assignment | None:
+    """assignment_next with the item and its target joined in (same index scan)."""
+    return (
+        Assignment.objects.filter(
+            annotator=annotator, campaign_id=campaign_id, done_at__isnull=True
+        )
+        .select_related(*PAGE_RELATED)
+        .order_by("position")
+        .first()
     )
-    prev = mine.filter(position__lt=assignment.position).order_by("-position").values("pk")[:1]
-    nxt = mine.filter(position__gt=assignment.position).order_by("position").values("pk")[:1]
-    prev_id = prev[0]["pk"] if prev else None
-    next_id = nxt[0]["pk"] if nxt else None
-    return prev_id, next_id
+
+
+def assignment_at(*, campaign_id: int, annotator, position: int) -> Assignment | None:
+    return (
+        Assignment.objects.filter(annotator=annotator, campaign_id=campaign_id, position=position)
+        .select_related(*PAGE_RELATED)
+        .first()
+    )
+
+
+def assignment_position_summary(*, assignment: Assignment) -> dict[str, int | None]:
+    """Done / total of the annotator's items in the campaign and the positions before and after
+    this one (j/k), in one aggregate over the annotator's rows."""
+    return Assignment.objects.filter(
+        annotator_id=assignment.annotator_id, campaign_id=assignment.campaign_id
+    ).aggregate(
+        done=Count("pk", filter=Q(done_at__isnull=False)),
+        total=Count("pk"),
+        prev=Max("position", filter=Q(position__lt=assignment.position)),
+        next=Min("position", filter=Q(position__gt=assignment.position)),
+    )
 
 
 def item_context(*, item: CampaignItem) -> dict[str, Any]:

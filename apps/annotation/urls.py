@@ -7,6 +7,7 @@ app_name = "annotation"
 urlpatterns = [
     path("", views.campaign_list, name="campaigns"),
     path("campaigns/<int:pk>/", views.campaign_work, name="campaign-work"),
+    path("campaigns/<int:pk>/at/<int:position>/", views.assignment_at, name="at"),
     path("assignments/<int:pk>/", views.assignment_work, name="assignment"),
     path("assignments/<int:pk>/undo/", views.assignment_undo, name="undo"),
     path("manage/campaigns/new/", views.campaign_new, name="campaign-new"),

@@ -10,7 +10,7 @@ from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -63,7 +63,7 @@ def campaign_list(request: HttpRequest) -> HttpResponse:
 @require_GET
 @annotator_required
 def campaign_work(request: HttpRequest, pk: int) -> HttpResponse:
-    assignment = selectors.assignment_next(campaign_id=pk, annotator=request.user)
+    assignment = selectors.assignment_next_for_page(campaign_id=pk, annotator=request.user)
     if assignment is None:
         campaign = get_object_or_404(Campaign, pk=pk, annotators=request.user)
         return render(request, "annotation/done.html", {"campaign": campaign})
@@ -74,10 +74,9 @@ def campaign_work(request: HttpRequest, pk: int) -> HttpResponse:
 
 def _work_context(request: HttpRequest, assignment: Assignment, error: str = "") -> dict:
     campaign = assignment.campaign
-    prev_id, next_id = selectors.assignment_neighbours(assignment=assignment)
+    summary = selectors.assignment_position_summary(assignment=assignment)
     current = assignment.current
     answers = current.answers if current is not None and current.action != "undo" else {}
-    mine = Assignment.objects.filter(annotator=request.user, campaign=campaign)
     return {
         "assignment": assignment,
         "campaign": campaign,
@@ -85,8 +84,8 @@ def _work_context(request: HttpRequest, assignment: Assignment, error: str = "")
         "answers": answers,
         "posted": request.POST if error else None,
         "error": error,
-        "prev_id": prev_id,
-        "next_id": next_id,
+        "prev_position": summary["prev"],
+        "next_position": summary["next"],
         "key": services.new_idempotency_key(),
         "undo_key": services.new_idempotency_key(),
         "can_undo": request.session.get("annotation_last") == assignment.pk and bool(answers),
@@ -94,8 +93,8 @@ def _work_context(request: HttpRequest, assignment: Assignment, error: str = "")
         "adequacy_scale": sorted(rules.ADEQUACY_SCALE.items(), reverse=True),
         "fluency_scale": sorted(rules.FLUENCY_SCALE.items(), reverse=True),
         "scores": rules.SCORES,
-        "done": mine.filter(done_at__isnull=False).count(),
-        "total": mine.count(),
+        "done": summary["done"],
+        "total": summary["total"],
         "language_name": LANGUAGE_NAMES.get(campaign.language, campaign.language),
         **selectors.item_context(item=assignment.item),
     }
@@ -106,7 +105,7 @@ def _work_context(request: HttpRequest, assignment: Assignment, error: str = "")
 def assignment_work(request: HttpRequest, pk: int) -> HttpResponse:
     # Only the annotator's own assignments exist for them: anything else is a 404.
     assignment = get_object_or_404(
-        Assignment.objects.select_related("campaign", "item", "current"),
+        Assignment.objects.select_related(*selectors.PAGE_RELATED),
         pk=pk,
         annotator=request.user,
     )
@@ -125,6 +124,17 @@ def assignment_work(request: HttpRequest, pk: int) -> HttpResponse:
         request.session["annotation_last"] = assignment.pk
         messages.success(request, f"Saved item {assignment.position + 1}.")
         return redirect("annotation:campaign-work", pk=assignment.campaign_id)
+    services.assignment_open(assignment=assignment)
+    return render(request, "annotation/work.html", _work_context(request, assignment))
+
+
+@require_GET
+@annotator_required
+def assignment_at(request: HttpRequest, pk: int, position: int) -> HttpResponse:
+    """The annotator's own item at a position of the campaign (the j/k links)."""
+    assignment = selectors.assignment_at(campaign_id=pk, annotator=request.user, position=position)
+    if assignment is None:
+        raise Http404("no item of yours at this position")
     services.assignment_open(assignment=assignment)
     return render(request, "annotation/work.html", _work_context(request, assignment))
 

@@ -45,6 +45,11 @@ class BenchmarkImportInput(serializers.Serializer):
         default=False,
         help_text="Reject the import if there is any finding (each finding becomes a problem).",
     )
+    seed = serializers.IntegerField(
+        required=False,
+        default=0,
+        help_text="bbq: seed of the name and word draws of BBQ's generator (recorded).",
+    )
 
 
 class ImportCounts(serializers.Serializer):
@@ -151,6 +156,7 @@ class BenchmarkImportApi(APIView):
                 "language": data.get("language") or "en",
                 "category": data.get("category", ""),
                 "strict": data.get("strict", False),
+                "seed": data.get("seed") or 0,
             }
         )
         serializer.is_valid(raise_exception=True)
@@ -163,5 +169,6 @@ class BenchmarkImportApi(APIView):
             language=values["language"],
             category=values["category"],
             strict=values["strict"],
+            seed=values["seed"],
         )
         return Response(report.as_dict(), status=status.HTTP_201_CREATED)

@@ -176,6 +176,9 @@ class Combination(NamedTuple):
     # One (name_order, context_condition, question_polarity, pairing, context, question,
     # label) per instance, in output order.
     variants: list[tuple[str, str, str, str, str, str, int]]
+    # Published fields Kasauti has no column for (EsBBQ's `flipped`), stored with each instance
+    # in Instance.additional_metadata.
+    metadata: dict | None = None
 
 
 def generate(

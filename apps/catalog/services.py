@@ -413,6 +413,7 @@ ORIGINAL_INSTANCE_COLUMNS = (
     "ans2",
     "option_roles",
     "answer_info",
+    "additional_metadata",
     "example_id",
     "name_order",
     "context_condition",
@@ -449,6 +450,7 @@ def _instance_rows(
             *combo.answers,
             json.dumps(list(combo.option_roles)),
             json.dumps(combo.answer_info, ensure_ascii=False),
+            json.dumps(combo.metadata or {}, ensure_ascii=False),
         )
         for variant in combo.variants:
             yield shared + (example_id, *variant)

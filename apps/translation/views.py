@@ -57,7 +57,13 @@ def job_new(request: HttpRequest) -> HttpResponse:
             else:
                 return redirect("translation:job", pk=job.pk)
     else:
-        form = TranslationJobForm(initial={"dataset": request.GET.get("dataset")})
+        # A calibration campaign links here with its suggested threshold and language.
+        initial = {"dataset": request.GET.get("dataset")}
+        if request.GET.get("threshold"):
+            initial["threshold"] = request.GET["threshold"]
+        if request.GET.get("language"):
+            initial["languages"] = [request.GET["language"]]
+        form = TranslationJobForm(initial=initial)
     return render(request, "translation/job_new.html", {"form": form})
 
 

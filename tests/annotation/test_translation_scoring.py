@@ -132,7 +132,9 @@ def test_language_coverage_is_required(scored_dataset, annotator, second_annotat
         )
 
 
-def test_calibration_samples_the_whole_range(scored_dataset, annotator, second_annotator):
+def test_calibration_samples_the_whole_range(
+    scored_dataset, annotator, second_annotator, researcher
+):
     campaign = services.campaign_create(
         dataset=scored_dataset,
         kind="calibration",
@@ -159,3 +161,18 @@ def test_calibration_samples_the_whole_range(scored_dataset, annotator, second_a
     assert at[0.5]["precision"] < 1.0
     # The lowest threshold whose passed items humans keep (precision ≥ 0.9): 0.65 > 0.6.
     assert result["suggested_threshold"] == 0.65
+
+    # The researcher applies it to the next translation job from the dashboard.
+    from django.test import Client
+
+    client = Client()
+    client.force_login(researcher)
+    dashboard = client.get(f"/annotate/manage/campaigns/{campaign.pk}/")
+    link = dashboard.context["calibration"]["suggested_threshold"]
+    html = dashboard.content.decode()
+    assert 'id="apply-threshold"' in html and "threshold=0.65" in html
+    form = client.get(
+        f"/translation/jobs/new/?dataset={scored_dataset.pk}&language=hi&threshold={link}"
+    )
+    assert 'value="0.65"' in form.content.decode()
+    assert form.context["form"].initial["languages"] == ["hi"]

@@ -259,3 +259,21 @@ def test_template_page_shows_its_findings(annotator) -> None:
 
     [finding] = finding_list_for_template_version(template_version=template.current_version)
     assert finding.kind == "unfilled-placeholder"
+
+
+def test_texts_keep_the_spaces_at_their_ends_as_published() -> None:
+    # The notebook joins the ambiguous context, a space and the disambiguating text as they are
+    # in the cells, so a trailing space gives a double space; answers keep theirs too.
+    row = bharat_row(
+        Ambiguous_Context="A {{NAME1}} and a {{NAME2}} queued at the {{WORD1}}. ",
+        Answer_non_negative="The {{NAME2}} ",
+    )
+    imported([row])
+    version = version_of("Age-7a-cn-biased")
+    assert version.ambiguous_context.endswith("{{WORD1}}. ")
+    dataset_instantiate(dataset=Dataset.objects.get(name="bharat"))
+    disambiguated = instances_of("Age-7a-cn-biased")[1]
+    assert "post office.  The grandfather had lost" in disambiguated.context
+    assert "The grandson " in (disambiguated.ans0, disambiguated.ans1, disambiguated.ans2)
+    # Unchanged on re-import (the comparison sees the same text).
+    assert imported([row]).templates.unchanged == 1

@@ -17,7 +17,9 @@ from typing import Protocol
 from apps.catalog import instantiation
 from apps.catalog.instantiation import Combination, Problem, TemplateSpec
 
+from .bbq import BbqGenerator
 from .bharatbbq import BharatBbqGenerator
+from .esbbq import EsBbqGenerator
 
 
 class Generator(Protocol):
@@ -49,7 +51,9 @@ class KasautiGenerator:
 
 GENERATORS: dict[str, Generator] = {
     "kasauti": KasautiGenerator(),
+    "bbq": BbqGenerator(),
     "bharatbbq": BharatBbqGenerator(),
+    "esbbq": EsBbqGenerator(),
 }
 
 

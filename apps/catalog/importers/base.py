@@ -15,9 +15,11 @@ class Reader:
     # Template formats take --language; the others know their languages from their columns.
     template_format: ClassVar[bool] = False
 
-    def __init__(self, *, language: str = "en", category: str = "") -> None:
+    def __init__(self, *, language: str = "en", category: str = "", seed: int = 0) -> None:
         self.language = language
         self.category = category
+        # Formats whose generator samples (BBQ) record this seed with every template.
+        self.seed = seed
 
     def read(self, tables: list[Table], result: ParseResult) -> None:
         for table in tables:

@@ -1,52 +1,67 @@
-"""BBQ (nyu-mll/BBQ `new_templates - <Category>.csv`); BharatBBQ has its own reader
-(bharatbbq.py).
+"""BBQ (nyu-mll/BBQ `templates/`): template CSVs and the two vocabularies, in one import.
 
-One template per row with the columns below (matched by name, any order, extra
-columns ignored). Required: Q_id, Category, Ambiguous_Context, Disambiguating_Context,
-Question_negative (or Question_negative_stereotype), Question_non_negative, Answer_negative,
-Answer_non_negative, Known_stereotyped_groups.
-Optional: version, Subcategory, Names, Proper_nouns_only (or "Proper Nouns"),
-Lexical_diversity, NAME1_info, NAME2_info, Known_anti-stereotyped-groups,
-Relevant_social_values, Stated_gender_info, Notes (source URLs), Transformation_type,
-Transformation_reason, Original_BBQ_id.
+The files are told apart by their columns, not their names:
+* `vocabulary.csv` (Category, Pilot_include, SubCat, Name, Info): the group labels the
+  generator pairs (rows with Pilot_include = No are dropped, as the generator does);
+* `vocabulary_proper_names.csv` (Name, First_last, gender, ethnicity): first and last names;
+* `new_templates - Filler_items.csv` (Context, Ans0..Ans2, no Ambiguous_Context): filler
+  items, not templates: skipped with a note;
+* every other table is a template sheet: `new_templates - <Category>.csv` with Q_id,
+  Category, Ambiguous_Context, Disambiguating_Context, Lexical_diversity,
+  Question_negative_stereotype, Question_non_negative, Answer_negative, Answer_non_negative,
+  Notes and either Known_stereotyped_groups (the nine single categories; optional Names,
+  Subcategory, Proper_nouns_only, NAME1_info, NAME2_info, version) or, for Race_x_gender and
+  Race_x_SES, Known_stereotyped_race, Known_stereotyped_var2, Var2_info, Names,
+  Proper_nouns_only (and Stated_gender_info for Race_x_SES).
 
-Who is the stereotyped NAME: BBQ does not say (BharatBBQ's `Pairing` does); the NAME whose
-values or NAMEn_info code appear in Known_stereotyped_groups is the target, and the template is
-stereotypical iff Answer_negative names it. Templates with no Names take NAME1/NAME2 from a
-`vocabulary.csv` given among the files (NAME1 = the category's names in
-Known_stereotyped_groups, NAME2 = the others, all of them: no downsampling), or for proper-noun
-templates from `vocabulary_proper_names.csv` (first names whose ethnicity or gender is a
-stereotyped group vs the other first names; no random last names).
+A template is instantiated by BBQ's own generator (apps/catalog/generators/bbq.py): the
+reader keeps the cells that generator reads, as published, plus the vocabulary rows it draws
+from, in `generator_data`, with the seed of the import. BBQ's category is the file's (the
+generator's `cat`); a Category cell that names another category is a finding, as are every
+other defect of the published data (see `_findings`). Rows the original generator could not
+run (a Known_stereotyped_groups cell that is not a list, too few names to sample) reject the
+import, with every such problem listed.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from collections import Counter
+from typing import Any
+
+from apps.catalog.generators.bbq import UNKNOWN_OPTIONS, BbqGenerator
+from apps.catalog.generators.bbq_draws import INTERSECTIONAL, return_list_from_string
+from apps.catalog.instantiation import (
+    ANTI_STEREOTYPICAL,
+    STEREOTYPED,
+    STEREOTYPICAL,
+    TemplateSpec,
+)
+from apps.catalog.models import NounForm, ReviewStatus
 
 from .base import Reader
-from .records import ParseResult
+from .records import FindingRecord, ParseResult, TemplateRecord
 from .tables import Row, Table, apply_aliases, missing_columns
-from .templates import (
-    NAME_AXES,
-    TemplateDraft,
-    finish_template,
-    notes_text,
-    pairing_for,
-    read_lists,
-    read_texts,
-    target_from_groups,
-    transformation,
-)
-from .values import parse_flag, parse_group_list
+from .values import parse_group_list
 
-ALIASES = {
-    "question_negative_stereotype": "question_negative",
-    "proper_nouns": "proper_nouns_only",
-    "transformation": "transformation_type",
-    "known_anti_stereotyped_groups": "known_non_stereotyped_groups",
-}
-TEXT_COLUMNS = {
+CATEGORIES = (
+    "Age",
+    "Disability_status",
+    "Gender_identity",
+    "Nationality",
+    "Physical_appearance",
+    "Race_ethnicity",
+    "Race_x_SES",
+    "Race_x_gender",
+    "Religion",
+    "SES",
+    "Sexual_orientation",
+)
+_FILE_CATEGORY = re.compile(r"new_templates\s*-\s*(.+?)\.csv$", re.IGNORECASE)
+# The Category cell of Race_x_gender rows says Gender_x_race; the results script maps it.
+_CATEGORY_ALIASES = {"genderxrace": "Race_x_gender"}
+ALIASES = {"question_negative_stereotype": "question_negative"}
+TEXTS = {
     "ambiguous_context": "ambiguous_context",
     "disambiguating_context": "disambiguating_context",
     "question_negative": "question_negative",
@@ -54,257 +69,350 @@ TEXT_COLUMNS = {
     "answer_negative": "answer_negative",
     "answer_non_negative": "answer_non_negative",
 }
-COLUMNS = {
-    **TEXT_COLUMNS,
-    "names": "names",
-    "lexical": "lexical_diversity",
-    "target_placeholder": "known_stereotyped_groups",
-    "pairing": "pairing",
-    "subcategory": "subcategory",
-    "original_bbq_id": "original_bbq_id",
-}
-CORE_REQUIRED = (
-    "q_id",
-    "category",
-    *TEXT_COLUMNS.values(),
-    "known_stereotyped_groups",
+# Columns the original generator reads from every row: without them it cannot run.
+REQUIRED = ("q_id", "category", *TEXTS, "lexical_diversity", "notes")
+REQUIRED_SINGLE = ("known_stereotyped_groups",)
+REQUIRED_INTERSECTIONAL = (
+    "known_stereotyped_race",
+    "known_stereotyped_var2",
+    "var2_info",
+    "names",
+    "proper_nouns_only",
 )
+# Cells kept for the generator: None in generator_data means the column is absent (the
+# original branches on that).
+ROW_CELLS = (
+    "q_id",
+    "version",
+    "names",
+    "lexical_diversity",
+    "known_stereotyped_groups",
+    "subcategory",
+    "proper_nouns_only",
+    "name1_info",
+    "name2_info",
+    "known_stereotyped_race",
+    "known_stereotyped_var2",
+    "var2_info",
+    "stated_gender_info",
+)
+_PLACEHOLDER = re.compile(r"\{\{[^{}]*\}\}")
 
 
-def _loose(text: str) -> str:
-    """Category labels differ between files ("Race_ethnicity" vs "RaceEthnicity")."""
+def loose(text: str) -> str:
     return re.sub(r"[\s_\-]+", "", text).casefold()
 
 
-@dataclass
-class _Common:
-    """The parts of a row both formats read the same way."""
-
-    category: str
-    q_id: str
-    version: str
-    texts: dict[str, str]
-    placeholders: dict[str, list[str]]
-    proper_noun: bool
-    known: list[str]
-    infos: dict[str, list[str]] = field(default_factory=dict)
+_LOOSE_CATEGORIES = {loose(c): c for c in CATEGORIES} | _CATEGORY_ALIASES
 
 
-class _TemplateCsvReader(Reader):
-    template_format = True
-    required: tuple[str, ...] = CORE_REQUIRED
-
-    def read_table(self, table: Table, result: ParseResult) -> None:
-        apply_aliases(table, ALIASES)
-        problems = list(missing_columns(table, self.required))
-        if problems:
-            result.problems.extend(problems)
-            return
-        for row in table.rows:
-            self.read_row(table, row, result)
-
-    def read_row(self, table: Table, row: Row, result: ParseResult) -> None:
-        raise NotImplementedError
-
-    def common(self, table: Table, row: Row, result: ParseResult) -> _Common | None:
-        ok = True
-        for key in ("category", "q_id"):
-            if not row.get(key):
-                result.problem(table.file, row.line, table.label(key), "is empty")
-                ok = False
-        placeholders = read_lists(table, row, ("names", "lexical_diversity"), result)
-        try:
-            proper_noun = parse_flag(row.get("proper_nouns_only"))
-        except ValueError as error:
-            result.problem(table.file, row.line, table.label("proper_nouns_only"), str(error))
-            ok = False
-            proper_noun = False
-        if placeholders is None or not ok:
-            return None
-        return _Common(
-            category=row.get("category"),
-            q_id=row.get("q_id"),
-            version=row.get("version"),
-            texts=read_texts(row, TEXT_COLUMNS),
-            placeholders=placeholders,
-            proper_noun=proper_noun,
-            known=parse_group_list(row.get("known_stereotyped_groups")),
-            infos={axis: parse_group_list(row.get(f"{axis.lower()}_info")) for axis in NAME_AXES},
-        )
-
-    def extra(self, table: Table, row: Row, common: _Common, result: ParseResult) -> dict | None:
-        kind = transformation(row.get("transformation_type"))
-        if kind is None:
-            result.problem(
-                table.file,
-                row.line,
-                table.label("transformation_type"),
-                f"unknown transformation {row.get('transformation_type')!r}: use SR, TM, CT, "
-                "ST or NC",
-            )
-            return None
-        return {
-            "proper_noun": common.proper_noun,
-            "stereotyped_groups": common.known,
-            "non_stereotyped_groups": parse_group_list(row.get("known_non_stereotyped_groups")),
-            "subcategory": row.get("subcategory") or row.get("info"),
-            "transformation_type": kind,
-            "transformation_reason": row.get("transformation_reason"),
-            "original_bbq_id": row.get("original_bbq_id"),
-            "source": row.get("notes"),
-            "notes": notes_text(
-                {
-                    table.label(key): row.get(key)
-                    for key in ("relevant_social_values", "stated_gender_info", "needs_val")
-                }
-            ),
-        }
-
-    @staticmethod
-    def groups(common: _Common) -> dict[str, list[str]]:
-        """NAMEn_info repeated for each value: the group label of every NAME value."""
-        return {
-            axis: [", ".join(common.infos[axis])] * len(common.placeholders[axis])
-            for axis in NAME_AXES
-            if common.infos.get(axis) and common.placeholders.get(axis)
-        }
-
-    def draft(
-        self, table: Table, row: Row, common: _Common, external_id: str, extra: dict
-    ) -> TemplateDraft:
-        return TemplateDraft(
-            table=table,
-            row=row,
-            columns=COLUMNS,
-            external_id=external_id,
-            category=common.category,
-            question_index=common.q_id,
-            variant=common.version,
-            language=self.language,
-            texts=common.texts,
-            placeholders=common.placeholders,
-            placeholder_groups=self.groups(common),
-            extra=extra,
-        )
+def file_category(table: Table) -> str | None:
+    """BBQ's `cat` for a template file: from `new_templates - <cat>.csv`, else None."""
+    match = _FILE_CATEGORY.search(table.file)
+    if match is None:
+        return None
+    return _LOOSE_CATEGORIES.get(loose(match.group(1)), match.group(1).strip())
 
 
-@dataclass
-class _Vocabulary:
-    # loose category -> names in file order
-    names: dict[str, list[str]] = field(default_factory=dict)
-    # (first name, ethnicity, gender) rows of vocabulary_proper_names.csv
-    proper: list[tuple[str, str, str]] = field(default_factory=list)
-    has_names: bool = False
-    has_proper: bool = False
-
-
-class BbqReader(_TemplateCsvReader):
+class BbqReader(Reader):
     format = "bbq"
+    template_format = True
+
+    def __init__(self, *, language: str = "en", category: str = "", seed: int = 0) -> None:
+        super().__init__(language=language, category=category, seed=seed)
+        self.vocabulary: list[list[str]] = []
+        self.proper_names: list[list[str]] = []
+        self.has_vocabulary = False
+        self.has_proper_names = False
 
     def read(self, tables: list[Table], result: ParseResult) -> None:
-        self.vocabulary = _Vocabulary()
         templates = []
         for table in tables:
-            if "first_last" in table.headers:
-                self._read_proper_names(table)
-            elif "name" in table.headers and "q_id" not in table.headers:
+            if table.has("first_last"):
+                self._read_proper_names(table, result)
+            elif table.has("pilot_include") or (table.has("name") and not table.has("q_id")):
                 self._read_vocabulary(table, result)
+            elif not table.has("ambiguous_context") and table.has("context"):
+                result.skipped.append(
+                    f"{table.file}: filler items (Context, Ans0-Ans2), not a template sheet"
+                )
             else:
                 templates.append(table)
+        seen: Counter[str] = Counter()
         for table in templates:
-            self.read_table(table, result)
+            self._read_templates(table, result, seen)
+
+    # --- vocabularies ------------------------------------------------------------------------
 
     def _read_vocabulary(self, table: Table, result: ParseResult) -> None:
         problems = list(missing_columns(table, ("category", "name")))
         if problems:
             result.problems.extend(problems)
             return
-        self.vocabulary.has_names = True
+        self.has_vocabulary = True
         for row in table.rows:
-            if row.get("pilot_include").lower() == "no" or not row.get("name"):
+            # pandas reads the cells as published; the generator drops Pilot_include == "No".
+            if row.get_raw("pilot_include") == "No":
                 continue
-            names = self.vocabulary.names.setdefault(_loose(row.get("category")), [])
-            if row.get("name") not in names:
-                names.append(row.get("name"))
+            self.vocabulary.append(
+                [row.get_raw(key) for key in ("category", "subcat", "name", "info")]
+            )
 
-    def _read_proper_names(self, table: Table) -> None:
-        self.vocabulary.has_proper = True
+    def _read_proper_names(self, table: Table, result: ParseResult) -> None:
+        problems = list(missing_columns(table, ("name", "first_last", "gender", "ethnicity")))
+        if problems:
+            result.problems.extend(problems)
+            return
+        self.has_proper_names = True
         for row in table.rows:
-            if row.get("first_last").lower() in ("first", "first_only") and row.get("name"):
-                self.vocabulary.proper.append(
-                    (row.get("name"), row.get("ethnicity"), row.get("gender"))
-                )
-
-    def read_row(self, table: Table, row: Row, result: ParseResult) -> None:
-        if not row.get("ambiguous_context"):
-            # BBQ's generator drops rows without an ambiguous context (filler/placeholder rows).
-            result.skipped.append(f"{table.file}:{row.line}: no Ambiguous_Context")
-            return
-        common = self.common(table, row, result)
-        if common is None:
-            return
-        extra = self.extra(table, row, common, result)
-        if extra is None:
-            return
-        if not common.placeholders.get("NAME1") and not common.placeholders.get("NAME2"):
-            if not self._names_from_vocabulary(table, row, common, result):
-                return
-            target: str | None = "NAME1"  # vocabulary NAME1 holds the stereotyped groups
-        else:
-            target = target_from_groups(common.placeholders, common.infos, common.known)
-        if target is None:
-            result.problem(
-                table.file,
-                row.line,
-                table.label("known_stereotyped_groups"),
-                f"cannot tell which of NAME1/NAME2 is the stereotyped group: neither (or both) "
-                f"of their values / NAMEn_info match {common.known}",
+            self.proper_names.append(
+                [row.get_raw(key) for key in ("name", "first_last", "gender", "ethnicity")]
             )
+
+    # --- template sheets ---------------------------------------------------------------------
+
+    def _read_templates(self, table: Table, result: ParseResult, seen: Counter[str]) -> None:
+        apply_aliases(table, ALIASES)
+        cat = file_category(table)
+        if cat is None and table.rows:
+            first = table.rows[0].get("category")
+            cat = _LOOSE_CATEGORIES.get(loose(first), first)
+        intersectional = cat in INTERSECTIONAL
+        required = REQUIRED + (REQUIRED_INTERSECTIONAL if intersectional else REQUIRED_SINGLE)
+        problems = list(missing_columns(table, required))
+        if problems:
+            result.problems.extend(problems)
             return
-        draft = self.draft(
-            table, row, common, f"{common.category}-{common.q_id}{common.version}", extra
+        for row in table.rows:
+            if row.get_raw("ambiguous_context") == "":
+                # The generator keeps only rows whose Ambiguous_Context is not empty.
+                result.skipped.append(f"{table.file}:{row.line}: no Ambiguous_Context")
+                continue
+            self._read_row(table, row, cat or "", result, seen)
+
+    def _read_row(
+        self, table: Table, row: Row, cat: str, result: ParseResult, seen: Counter[str]
+    ) -> None:
+        findings: list[FindingRecord] = []
+        file, line = table.file, row.line
+
+        def finding(column: str, kind: str, message: str, original: str = "") -> None:
+            findings.append(FindingRecord(file, line, table.label(column), kind, message, original))
+
+        label = row.get("category")
+        # Spelling and spacing aside (DisabilityStatus, "Religion "), the cell must name the
+        # file's category; Race_x_gender rows say Gender_x_race.
+        if loose(label) != loose(cat):
+            finding(
+                "category",
+                "category-label",
+                f"the row says category {label!r} but it is in the {cat} file; BBQ's generator "
+                f"(and its results) use {cat}",
+                row.get_raw("category"),
+            )
+        q_id, version = row.get("q_id"), row.get("version")
+        if not q_id:
+            result.problem(file, line, table.label("q_id"), "is empty")
+            return
+        base_id = f"{cat}-{q_id}{version}"
+        seen[base_id] += 1
+        external_id = base_id if seen[base_id] == 1 else f"{base_id}~{seen[base_id]}"
+        if seen[base_id] > 1:
+            finding(
+                "q_id",
+                "duplicate-id",
+                f"Q_id {q_id}{version} appears again in {cat}; both rows are generated, as "
+                f"published; this one is {external_id}",
+                q_id,
+            )
+        cells = {key: (row.get_raw(key) if table.has(key) else None) for key in ROW_CELLS}
+        proper = cells.get("proper_nouns_only") == "TRUE"
+        if not self._vocabulary_available(table, row, cat, cells, proper, result):
+            return
+        if intersectional := cat in INTERSECTIONAL:
+            groups = parse_group_list(row.get("known_stereotyped_race"))
+        else:
+            groups = parse_group_list(row.get("known_stereotyped_groups"))
+        data: dict[str, Any] = {
+            "category": cat,
+            "seed": self.seed,
+            "row": cells,
+            "stereotyped_groups": groups,
+            "unknown_options": list(UNKNOWN_OPTIONS),
+            "vocabulary": self._vocabulary_for(cat),
+        }
+        if proper or (intersectional and cells.get("proper_nouns_only") == "TRUE"):
+            data["proper_names"] = self.proper_names
+        texts = {name: row.get_raw(key) for name, key in TEXTS.items()}
+        spec = TemplateSpec(
+            template_id=external_id,
+            language=self.language,
+            placeholders={},
+            generator="bbq",
+            generator_data=data,
+            **texts,
         )
-        draft.target_placeholder = target
-        draft.pairing = pairing_for(common.texts, target)
-        finish_template(draft, result)
+        generator = BbqGenerator()
+        problems = generator.validate(spec)
+        if problems:
+            for problem in problems:
+                result.problem(
+                    file, line, table.label(_problem_column(problem.field)), problem.message
+                )
+            return
+        combinations = list(generator.combinations(spec, UNKNOWN_OPTIONS, permutations=False))
+        findings.extend(_findings(table, row, combinations))
+        pairing = STEREOTYPICAL
+        if combinations:
+            first = combinations[0]
+            negative = first.variants[1][6]  # the (neg, disambig) instance's label
+            pairing = (
+                STEREOTYPICAL if first.option_roles[negative] == STEREOTYPED else ANTI_STEREOTYPICAL
+            )
+        content = {
+            **texts,
+            "language": self.language,
+            "placeholders": _placeholders(combinations),
+            "placeholder_groups": {},
+            "target_placeholder": "NAME1",
+            "pairing": pairing,
+            "proper_noun": proper,
+            "noun_form": NounForm.PROPER_NAME.value if proper else NounForm.GROUP_LABEL.value,
+            "generator": "bbq",
+            "generator_data": data,
+            "stereotyped_groups": groups,
+            "non_stereotyped_groups": [],
+            "subcategory": (cells.get("subcategory") or "").strip()[:100],
+            "source": row.get("notes"),
+            "notes": "\n".join(
+                f"{table.label(key)}: {row.get(key)}"
+                for key in ("relevant_social_values", "stated_gender_info", "needs_val")
+                if row.get(key)
+            ),
+            "status": ReviewStatus.DRAFT.value,
+            "origin": f"{file}:{line}"[-300:],
+        }
+        result.templates.append(
+            TemplateRecord(
+                file=file,
+                line=line,
+                external_id=external_id,
+                category=cat,
+                question_index=q_id,
+                variant=version,
+                content=content,
+                id_field=table.label("q_id"),
+                findings=findings,
+            )
+        )
 
-    def _names_from_vocabulary(
-        self, table: Table, row: Row, common: _Common, result: ParseResult
+    def _vocabulary_available(
+        self, table: Table, row: Row, cat: str, cells: dict, proper: bool, result: ParseResult
     ) -> bool:
-        known = {group.casefold() for group in common.known}
-        if common.proper_noun and self.vocabulary.has_proper:
-            candidates = [
-                (name, bool({ethnicity.casefold(), gender.casefold()} & known))
-                for name, ethnicity, gender in self.vocabulary.proper
-            ]
-        elif self.vocabulary.has_names:
-            candidates = [
-                (name, name.strip().casefold() in known)
-                for name in self.vocabulary.names.get(_loose(common.category), [])
-            ]
-        else:
-            wanted = "vocabulary_proper_names.csv" if common.proper_noun else "vocabulary.csv"
+        needs_names = proper
+        needs_vocabulary = cat in INTERSECTIONAL or len(cells.get("names") or "") < 2
+        ok = True
+        if needs_vocabulary and not self.has_vocabulary:
             result.problem(
-                table.file,
-                row.line,
-                table.label("names") if "names" in table.headers else "Names",
-                f"no Names given and no {wanted} among the files to take NAME1/NAME2 from",
-            )
-            return False
-        unique: dict[str, bool] = {}
-        for name, is_target in candidates:
-            unique.setdefault(name, is_target)  # one entry per name, in file order
-        name1 = [name for name in unique if unique[name]]
-        name2 = [name for name in unique if not unique[name]]
-        if not name1 or not name2:
+                table.file, row.line, table.label("names") if table.has("names") else "Names",
+                "this row takes its groups from vocabulary.csv: import it with the templates",
+            )  # fmt: skip
+            ok = False
+        if needs_names and not self.has_proper_names:
             result.problem(
-                table.file,
-                row.line,
-                table.label("known_stereotyped_groups"),
-                f"the vocabulary has no {'stereotyped' if not name1 else 'other'} names for "
-                f"category {common.category!r} and groups {common.known}",
+                table.file, row.line, table.label("proper_nouns_only"),
+                "this row samples proper names: import vocabulary_proper_names.csv with it",
+            )  # fmt: skip
+            ok = False
+        return ok
+
+    def _vocabulary_for(self, cat: str) -> list[list[str]]:
+        """The vocabulary rows the generator may read for this category (the whole file
+        would be stored with every template for nothing). Nationality and SES occupations
+        look their Info up by name, which the category's own rows answer."""
+        wanted = {"Race_ethnicity", "SES"} if cat in INTERSECTIONAL else {cat}
+        return [v for v in self.vocabulary if v[0] in wanted]
+
+
+def _problem_column(field: str) -> str:
+    return "known_stereotyped_groups" if field == "generator_data" else field
+
+
+def _placeholders(combinations: list) -> dict[str, list[str]]:
+    """The values the draws put in each slot, for display (the generator reads generator_data)."""
+    values: dict[str, dict[str, None]] = {}
+    for combo in combinations:
+        for name, value in combo.values.items():
+            if name != "subcategory":
+                values.setdefault(name, {})[value] = None
+    return {name: list(found) for name, found in values.items()}
+
+
+def _findings(table: Table, row: Row, combinations: list) -> list[FindingRecord]:
+    """Defects of the published row, seen in what BBQ's generator makes of it (one finding per
+    kind and field, with how many instances it touches)."""
+    file, line = table.file, row.line
+    out: list[FindingRecord] = []
+    if not combinations:
+        out.append(
+            FindingRecord(
+                file, line, table.label("names") if table.has("names") else "Names",
+                "no-instances",
+                "BBQ's generator makes no instance of this row (no second group to pair with)",
+                row.get_raw("names"),
             )
-            return False
-        common.placeholders["NAME1"] = name1
-        common.placeholders["NAME2"] = name2
-        return True
+        )  # fmt: skip
+        return out
+    missing = overlap = 0
+    unfilled: dict[str, set[str]] = {}
+    for combo in combinations:
+        named = [
+            combo.answer_info[f"ans{i}"]
+            for i, role in enumerate(combo.option_roles)
+            if role != "unknown"
+        ]
+        missing += sum(1 for info in named if info == ["", ""])
+        if len(named) == 2 and named[0] == named[1] and named[0] != ["", ""]:
+            overlap += 1
+        texts = [text for variant in combo.variants for text in variant[4:6]]
+        for text in texts + list(combo.answers):
+            for token in _PLACEHOLDER.findall(text):
+                unfilled.setdefault(token, set())
+    if missing:
+        out.append(
+            FindingRecord(
+                file, line, table.label("answer_negative"), "answer-info-missing",
+                f"in {missing} of {len(combinations)} answer sets an answer names no NAME as "
+                "BBQ's generator looks for it, so its answer_info is empty ['', '']",
+                row.get_raw("answer_negative"),
+            )
+        )  # fmt: skip
+    for token in sorted(unfilled):
+        out.append(
+            FindingRecord(
+                file, line, table.label("lexical_diversity"), "unfilled-placeholder",
+                f"{token} is left in the generated text (nothing fills it, as published)",
+                row.get_raw("lexical_diversity"),
+            )
+        )  # fmt: skip
+    lex = row.get_raw("lexical_diversity")
+    uses_word2 = any("{{WORD2}}" in row.get_raw(key) for key in TEXTS)
+    if len(lex) > 1 and uses_word2 and len(return_list_from_string(lex)[1]) <= 1:
+        out.append(
+            FindingRecord(
+                file, line, table.label("lexical_diversity"), "unfilled-placeholder",
+                "{{WORD2}} is used but Lexical_diversity gives it no list of two or more values "
+                "(or not as its last entry): BBQ's generator writes it as an empty string",
+                lex,
+            )
+        )  # fmt: skip
+    if overlap:
+        out.append(
+            FindingRecord(
+                file, line, table.label("answer_non_negative"), "answer-info-overlap",
+                f"in {overlap} of {len(combinations)} answer sets both answers contain the same "
+                "NAME, so BBQ's generator gives them the same answer_info",
+                row.get_raw("answer_non_negative"),
+            )
+        )  # fmt: skip
+    return out

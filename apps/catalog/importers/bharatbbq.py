@@ -250,8 +250,12 @@ class BharatBbqReader(Reader):
             return
 
         defined = set(placeholders)
-        texts = {name: normalise_text(row.get(name), defined) for name in TEXT_FIELDS}
-        empty = [name for name in ("answer_negative", "answer_non_negative") if not texts[name]]
+        # The texts as published, spaces at their ends included: the notebook keeps them (an
+        # ambiguous context ending in a space gives a double space before the disambiguation).
+        texts = {name: normalise_text(row.get_raw(name), defined) for name in TEXT_FIELDS}
+        empty = [
+            name for name in ("answer_negative", "answer_non_negative") if not texts[name].strip()
+        ]
         default_answers(texts)
         for name in empty:
             finding(

@@ -1,40 +1,76 @@
-"""EsBBQ / CaBBQ templates (langtech-bsc/EsBBQ-CaBBQ `templates/esbbq_<Cat>*.xlsx`, sheet
-"Sheet1"; a CSV export with the same header works too).
+"""EsBBQ / CaBBQ templates with their vocabulary (langtech-bsc/EsBBQ-CaBBQ `templates/`).
 
-Text columns carry a language suffix: `_es` for format esbbq (language "es"), `_ca` for cabbq
-(language "ca"). Required: esbbq_template_id (or template_id), esbbq_category (or category),
-ambiguous_context_<l>, disambiguating_context_<l>, question_negative_stereotype_<l> (or
-question_negative_<l>), question_non_negative_<l>, answer_negative_<l>, answer_non_negative_<l>,
-stereotyped_groups. Optional: version, subcategory, label, names_<l>, lexical_diversity_<l>,
-relevant_social_values_<l>, non_stereotyped_groups, NAME1_info, NAME2_info,
-stated_gender_info, proper_nouns_only, esbbq_source (or source_<l> / source).
+One import takes the category workbooks (`Age.xlsx`, ...; sheet "Sheet1") together with
+`vocabulary.xlsx` and `vocabulary_proper_names.xlsx`; the reader tells them apart by their
+columns (esbbq_vocabulary.py). As in `generate_instances.py`, columns of the other language are
+dropped and the language suffix is stripped (`ambiguous_context_es` -> `ambiguous_context`):
+format esbbq reads `_es`, cabbq reads `_ca`.
 
-As upstream: names_<l> overrides the group lists; without it NAME1 = stereotyped_groups and
-NAME2 = non_stereotyped_groups. `NAME1-def`/`NAME1-indef` lists are aligned with the bare list;
-a key given only with specifiers gets its bare list by dropping the article. The target is
-NAME1 unless the *_info columns put the stereotyped group on NAME2.
+Template columns the original script requires: esbbq_template_id, esbbq_category,
+ambiguous_context, disambiguating_context, question_negative_stereotype, question_non_negative,
+answer_negative, answer_non_negative, stereotyped_groups. Optional: version, label,
+subcategory, names, lexical_diversity, relevant_social_values, non_stereotyped_groups,
+NAME1_info, NAME2_info, stated_gender_info, proper_nouns_only, esbbq_source.
+
+Every template version is instantiated by generators/esbbq.py (EsBBQ's own rules) from the row
+and the vocabulary kept in `generator_data`, so the instances are the published ones. A row the
+original script would stop on is rejected with its reason; defects it lets through are
+findings (duplicate ids).
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
+
+from apps.catalog.generators import esbbq as generator
+from apps.catalog.models import NounForm, ReviewStatus
 
 from .base import Reader
-from .records import ParseResult
-from .tables import Row, Table, apply_aliases, missing_columns
-from .templates import (
-    TEXT_FIELDS,
-    TemplateDraft,
-    derive_bare_lists,
-    finish_template,
-    notes_text,
-    pairing_for,
-    read_lists,
-    read_texts,
-    target_from_groups,
-    transformation,
+from .esbbq_vocabulary import VocabularySheets, classify, strip_language
+from .records import FindingRecord, ParseResult, TemplateRecord
+from .tables import Row, Table, missing_columns
+from .values import normalise_text_placeholders
+
+REQUIRED_COLUMNS = (
+    "esbbq_template_id",
+    "esbbq_category",
+    "ambiguous_context",
+    "disambiguating_context",
+    "question_negative_stereotype",
+    "question_non_negative",
+    "answer_negative",
+    "answer_non_negative",
+    "stereotyped_groups",
 )
-from .values import parse_flag, parse_group_list
+# Kasauti's template text fields and the EsBBQ columns they come from.
+TEXT_COLUMNS = {
+    "ambiguous_context": "ambiguous_context",
+    "disambiguating_context": "disambiguating_context",
+    "question_negative": "question_negative_stereotype",
+    "question_non_negative": "question_non_negative",
+    "answer_negative": "answer_negative",
+    "answer_non_negative": "answer_non_negative",
+}
+# Older template releases name a few columns differently.
+ALIASES = {
+    "template_id": "esbbq_template_id",
+    "category": "esbbq_category",
+    "question_negative": "question_negative_stereotype",
+    "source": "esbbq_source",
+}
+_LIMITS = {"external_id": 100, "question_index": 50, "variant": 20, "subcategory": 100}
+# The reasons the generator gives, mapped to the column an author fixes.
+_ERROR_COLUMNS = (
+    ("Same NAME variable", "answer_negative"),
+    ("lexical diversity", "lexical_diversity"),
+    ("stated_gender_info", "stated_gender_info"),
+    ("No gender info", "stated_gender_info"),
+    ("stereotyped group", "stereotyped_groups"),
+    ("NAME1", "names"),
+    ("NAME2", "names"),
+    ("names column", "names"),
+    ("Lists for", "names"),
+)
 
 
 class EsBbqReader(Reader):
@@ -46,116 +82,182 @@ class EsBbqReader(Reader):
         # The language is the one of the columns read, whatever --language says.
         super().__init__(language=self.suffix, category=category)
 
-    def text_columns(self) -> dict[str, str]:
-        return {name: f"{name}_{self.suffix}" for name in TEXT_FIELDS}
+    def read(self, tables: list[Table], result: ParseResult) -> None:
+        sheets = VocabularySheets()
+        templates: list[Table] = []
+        for table in tables:
+            kind = classify(table, self.suffix)
+            if kind == "templates":
+                templates.append(table)
+            elif kind is None:
+                result.problem(
+                    table.file,
+                    1,
+                    "header",
+                    "not an EsBBQ sheet: a template sheet has esbbq_template_id and "
+                    f"ambiguous_context_{self.suffix}, the vocabulary has category, "
+                    f"name_{self.suffix} and information, the proper names have "
+                    f"proper_name_{self.suffix}, gender and ethnicity_{self.suffix}",
+                )
+            else:
+                sheets.read(table, kind, self.suffix, result)
+        seen: dict[str, int] = {}
+        for table in templates:
+            self.read_table(table, result, sheets=sheets, seen=seen)
 
-    def read_table(self, table: Table, result: ParseResult) -> None:
-        s = self.suffix
-        apply_aliases(
-            table,
-            {
-                f"question_negative_stereotype_{s}": f"question_negative_{s}",
-                "template_id": "esbbq_template_id",
-                "category": "esbbq_category",
-                "final_stereotyped_groups": "stereotyped_groups",
-                f"source_{s}": "esbbq_source",
-                "source": "esbbq_source",
-                "transformation": "transformation_type",
-            },
-        )
-        required = (
-            "esbbq_template_id",
-            "esbbq_category",
-            *self.text_columns().values(),
-            "stereotyped_groups",
-        )
-        problems = list(missing_columns(table, required))
+    def read_table(
+        self,
+        table: Table,
+        result: ParseResult,
+        *,
+        sheets: VocabularySheets | None = None,
+        seen: dict[str, int] | None = None,
+    ) -> None:
+        sheets = sheets or VocabularySheets()
+        seen = {} if seen is None else seen
+        strip_language(table, self.suffix, ALIASES, result)
+        problems = list(missing_columns(table, REQUIRED_COLUMNS))
         if problems:
             result.problems.extend(problems)
             return
         for row in table.rows:
-            self.read_row(table, row, result)
+            self.read_row(table, row, result, sheets, seen)
 
-    def read_row(self, table: Table, row: Row, result: ParseResult) -> None:
-        s = self.suffix
-        columns = {
-            **self.text_columns(),
-            "names": f"names_{s}",
-            "lexical": f"lexical_diversity_{s}",
-            "subcategory": "subcategory",
-        }
-        ok = True
-        for key in ("esbbq_template_id", "esbbq_category"):
-            if not row.get(key):
-                result.problem(table.file, row.line, table.label(key), "is empty")
-                ok = False
-        try:
-            proper_noun = parse_flag(row.get("proper_nouns_only"))
-        except ValueError as error:
-            result.problem(table.file, row.line, table.label("proper_nouns_only"), str(error))
-            ok = False
-        kind = transformation(row.get("transformation_type"))
-        if kind is None:
-            result.problem(
-                table.file,
-                row.line,
-                table.label("transformation_type"),
-                f"unknown transformation {row.get('transformation_type')!r}",
-            )
-            ok = False
-        placeholders = read_lists(table, row, (f"names_{s}", f"lexical_diversity_{s}"), result)
-        if placeholders is None or not ok:
+    def read_row(
+        self,
+        table: Table,
+        row: Row,
+        result: ParseResult,
+        sheets: VocabularySheets,
+        seen: dict[str, int],
+    ) -> None:
+        file, line = table.file, row.line
+        missing = [key for key in ("esbbq_template_id", "esbbq_category") if not row.get(key)]
+        for key in missing:
+            result.problem(file, line, table.label(key), "is empty")
+        if missing:
             return
-        stereotyped = parse_group_list(row.get("stereotyped_groups"))
-        non_stereotyped = parse_group_list(row.get("non_stereotyped_groups"))
-        derive_bare_lists(placeholders)
-        placeholders.setdefault("NAME1", stereotyped)
-        placeholders.setdefault("NAME2", non_stereotyped)
-        infos = {
-            "NAME1": parse_group_list(row.get("name1_info")),
-            "NAME2": parse_group_list(row.get("name2_info")),
+        template_row = dict(row.cells)
+        data = {
+            "row": template_row,
+            "vocabulary": sheets.vocabulary,
+            "proper_names": sheets.proper_names,
         }
-        target = target_from_groups({}, infos, stereotyped) or "NAME1"
-        texts = read_texts(row, columns)
+        try:
+            instances = generator.generate(data, self.language)
+        except generator.GenerationError as error:
+            column = _error_column(str(error))
+            message = str(error)
+            if not sheets.given and message.startswith(("No names", "no white", "proper name")):
+                message += (
+                    " (the vocabulary gives these values: import vocabulary.xlsx and "
+                    "vocabulary_proper_names.xlsx in the same call)"
+                )
+            result.problem(file, line, table.label(column), message)
+            return
+        if not instances:
+            result.problem(file, line, "row", "the row generates no instance")
+            return
+
         category = row.get("esbbq_category")
         template_id = row.get("esbbq_template_id")
         version = row.get("version")
-        draft = TemplateDraft(
-            table=table,
-            row=row,
-            columns=columns,
-            external_id=f"{category}-{template_id}{version}",
-            category=category,
-            question_index=template_id,
-            variant=version,
-            language=self.language,
-            texts=texts,
-            placeholders=placeholders,
-            placeholder_groups={
-                axis: [", ".join(infos[axis])] * len(placeholders[axis])
-                for axis in ("NAME1", "NAME2")
-                if infos[axis] and placeholders[axis]
-            },
-            target_placeholder=target,
-            pairing=pairing_for(texts, target),
-            id_column="esbbq_template_id",
-            extra={
-                "proper_noun": proper_noun,
-                "stereotyped_groups": stereotyped,
-                "non_stereotyped_groups": non_stereotyped,
-                "subcategory": row.get("subcategory"),
-                "transformation_type": kind,
-                "transformation_reason": row.get("transformation_reason"),
-                "source": "\n".join(parse_group_list(row.get("esbbq_source"))),
-                "notes": notes_text(
-                    {
-                        table.label(key): row.get(key)
-                        for key in (f"relevant_social_values_{s}", "stated_gender_info", "label")
-                    }
-                ),
-            },
+        findings: list[FindingRecord] = []
+        external_id = f"{category}-{template_id}{version}"
+        seen[external_id] = seen.get(external_id, 0) + 1
+        if seen[external_id] > 1:
+            # Upstream generates every row; the id is made unique so both are kept.
+            original = external_id
+            external_id = f"{original}~{seen[original]}"
+            findings.append(
+                FindingRecord(
+                    file, line, table.label("esbbq_template_id"), "duplicate-id",
+                    f"template id {template_id} version {version!r} is also used by an earlier "
+                    f"{category} row; imported as {external_id}",
+                    original=f"{template_id} {version}".strip(),
+                )
+            )  # fmt: skip
+        for name, limit in _LIMITS.items():
+            value = {"external_id": external_id, "question_index": template_id,
+                     "variant": version, "subcategory": row.get("subcategory")}[name]  # fmt: skip
+            if len(value) > limit:
+                message = f"{value[:40]!r}… is longer than {limit} characters"
+                result.problem(file, line, name, message)
+                return
+        result.templates.append(
+            TemplateRecord(
+                file=file,
+                line=line,
+                external_id=external_id,
+                category=category,
+                question_index=template_id,
+                variant=version,
+                content=_content(table, row, data, instances, self.language),
+                id_field=table.label("esbbq_template_id"),
+                findings=findings,
+            )
         )
-        finish_template(draft, result)
+
+
+def _error_column(message: str) -> str:
+    for fragment, column in _ERROR_COLUMNS:
+        if fragment in message:
+            return column
+    return "row"
+
+
+def _content(
+    table: Table,
+    row: Row,
+    data: dict[str, Any],
+    instances: list[generator.EsbbqInstance],
+    language: str,
+) -> dict[str, Any]:
+    """The TemplateVersion content: the texts as written, and for display the values each
+    variable takes in the generated instances."""
+    placeholders: dict[str, list[str]] = {}
+    for instance in instances:
+        for variable, value in instance.values.items():
+            values = placeholders.setdefault(variable, [])
+            if value not in values:
+                values.append(value)
+    first = instances[0]
+    # The stereotyped group's axis as written: the answer that is ans0 in the original flip.
+    stereotyped_answer_is_negative = first.negative_is_stereotyped
+    negative_axis = "NAME1" if "NAME1" in row.get("answer_negative") else "NAME2"
+    other_axis = "NAME2" if negative_axis == "NAME1" else "NAME1"
+    target = negative_axis if stereotyped_answer_is_negative else other_axis
+    proper = generator.is_set(row.get("proper_nouns_only"))
+    fields = generator.template_fields(data["row"])
+    notes = {
+        table.label("label"): row.get("label"),
+        table.label("relevant_social_values"): row.get("relevant_social_values"),
+        table.label("stated_gender_info"): row.get("stated_gender_info"),
+        table.label("name1_info"): row.get("name1_info"),
+        table.label("name2_info"): row.get("name2_info"),
+    }
+    texts = {
+        name: normalise_text_placeholders(row.get(column)) for name, column in TEXT_COLUMNS.items()
+    }
+    return {
+        **texts,
+        "language": language,
+        "placeholders": placeholders,
+        "placeholder_groups": {},
+        "target_placeholder": target,
+        "pairing": "stereotypical" if stereotyped_answer_is_negative else "anti-stereotypical",
+        "proper_noun": proper,
+        "noun_form": NounForm.PROPER_NAME.value if proper else NounForm.COMMON_NOUN.value,
+        "generator": generator.GENERATOR,
+        "generator_data": data,
+        "stereotyped_groups": fields["stereotyped_groups"],
+        "non_stereotyped_groups": generator.parse_list(row.get("non_stereotyped_groups")),
+        "subcategory": row.get("subcategory"),
+        "source": "\n".join(fields["source"]),
+        "notes": "\n".join(f"{label}: {value}" for label, value in notes.items() if value),
+        "status": ReviewStatus.DRAFT.value,
+        "origin": f"{table.file}:{row.line}"[-300:],
+    }
 
 
 class CaBbqReader(EsBbqReader):

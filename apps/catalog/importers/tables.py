@@ -38,10 +38,16 @@ class Row:
     """One data row: cells keyed by canonical header, plus where it starts in the file."""
 
     line: int
-    cells: dict[str, str]
+    cells: dict[str, str]  # NFC, stripped
+    # The cells whose text has spaces or newlines at its ends, as published (NFC): a reader
+    # that reproduces a generator which keeps them (BharatBBQ) reads them with `get_raw`.
+    raw: dict[str, str] = field(default_factory=dict)
 
     def get(self, key: str) -> str:
         return self.cells.get(key, "")
+
+    def get_raw(self, key: str) -> str:
+        return self.raw.get(key, self.cells.get(key, ""))
 
 
 @dataclass
@@ -145,7 +151,9 @@ def _cell_text(value: object) -> str:
     if value is None:
         return ""
     if isinstance(value, bool):
-        return "TRUE" if value else ""
+        # FALSE is a value, not an empty cell: EsBBQ's vocabulary excludes rows whose
+        # include_name is FALSE and keeps the empty ones.
+        return "TRUE" if value else "FALSE"
     if isinstance(value, float) and value.is_integer():
         return str(int(value))  # Excel stores ids such as 12 as 12.0
     return str(value)
@@ -167,10 +175,16 @@ def _header_keys(header: Iterable[str], table: Table) -> list[str | None]:
 def _append_row(table: Table, keys: list[str | None], values: list[str], line: int) -> None:
     if not any(v.strip() for v in values):
         return  # blank lines and empty spreadsheet rows carry nothing
-    cells = {
-        key: nfc(value).strip() for key, value in zip(keys, values, strict=False) if key is not None
-    }
-    table.rows.append(Row(line=line, cells=cells))
+    cells: dict[str, str] = {}
+    raw: dict[str, str] = {}
+    for key, value in zip(keys, values, strict=False):
+        if key is None:
+            continue
+        text = nfc(value)
+        cells[key] = text.strip()
+        if len(cells[key]) != len(text):
+            raw[key] = text
+    table.rows.append(Row(line=line, cells=cells, raw=raw))
 
 
 def apply_aliases(table: Table, aliases: dict[str, str]) -> None:
@@ -181,6 +195,8 @@ def apply_aliases(table: Table, aliases: dict[str, str]) -> None:
             for row in table.rows:
                 if alias in row.cells:
                     row.cells[canonical] = row.cells.pop(alias)
+                if alias in row.raw:
+                    row.raw[canonical] = row.raw.pop(alias)
 
 
 def missing_columns(table: Table, required: Iterable[str]) -> Iterator[ImportProblem]:

@@ -179,7 +179,7 @@ def findings_as_problems(findings: list[FindingRecord]) -> list[ImportProblem]:
 
 
 def parse_import(
-    *, fmt: str, files: list[ImportFile], language: str = "en", category: str = ""
+    *, fmt: str, files: list[ImportFile], language: str = "en", category: str = "", seed: int = 0
 ) -> ParseResult:
     """Phase 1: read and validate every file; touches no table. Problems are in the result."""
     result = ParseResult()
@@ -206,7 +206,9 @@ def parse_import(
             result.problem(upload.name, None, "file", "the file has a header but no data rows")
             continue
         tables.append(table)
-    reader_class(language=nfc(language.strip()), category=nfc(category)).read(tables, result)
+    reader = reader_class(language=nfc(language.strip()), category=nfc(category))
+    reader.seed = seed  # set, not passed: readers with their own __init__ need not know it
+    reader.read(tables, result)
     _check_duplicates(result)
     return result
 
@@ -257,14 +259,16 @@ def benchmark_import(
     created_by=None,
     language: str = "en",
     category: str = "",
+    seed: int = 0,
     strict: bool = False,
 ) -> ImportReport:
     """Import benchmark files into a dataset (created if needed). All-or-nothing: raises
     ImportRejected listing every problem, with nothing written. Findings (defects of the
     published data that the import keeps) are stored and reported; with `strict`, every
-    finding is a problem instead and nothing is written."""
+    finding is a problem instead and nothing is written. `seed`: the draws of formats whose
+    generator samples (BBQ), recorded with each template."""
     dataset_name = nfc(dataset_name.strip())
-    result = parse_import(fmt=fmt, files=files, language=language, category=category)
+    result = parse_import(fmt=fmt, files=files, language=language, category=category, seed=seed)
     if not dataset_name:
         result.problem("", None, "dataset", "a dataset name is required")
     elif len(dataset_name) > 100:

@@ -37,6 +37,13 @@ class Command(BaseCommand):
             help="indicasa: category when the file is not named 'IndiCASA_dataset - <cat>.csv'.",
         )
         parser.add_argument(
+            "--seed",
+            type=int,
+            default=0,
+            help="bbq: seed of the name and word draws BBQ's generator makes (recorded with "
+            "each template; the same seed reproduces the same instances). Default 0.",
+        )
+        parser.add_argument(
             "--strict",
             action="store_true",
             help="Reject the import if there is any finding (for authoring pipelines).",
@@ -56,6 +63,7 @@ class Command(BaseCommand):
         dataset: str,
         language: str,
         category: str,
+        seed: int,
         strict: bool,
         as_json: bool,
         files,
@@ -77,7 +85,7 @@ class Command(BaseCommand):
                         instances_parse(fmt=fmt, files=uploads)
                         if fmt in INSTANCE_FORMATS
                         else parse_import(
-                            fmt=fmt, files=uploads, language=language, category=category
+                            fmt=fmt, files=uploads, language=language, category=category, seed=seed
                         )
                     )
                     if uploads
@@ -94,6 +102,7 @@ class Command(BaseCommand):
                     files=uploads,
                     language=language,
                     category=category,
+                    seed=seed,
                     strict=strict,
                 )
         except ImportRejected as rejected:
