@@ -133,9 +133,14 @@ class Client(threading.Thread):
 
     def get(self, connection: http.client.HTTPConnection, path: str) -> dict | None:
         start = time.perf_counter()
-        connection.request("GET", path, headers={"Authorization": f"Token {self.token}"})
-        response = connection.getresponse()
-        body = response.read()
+        try:
+            connection.request("GET", path, headers={"Authorization": f"Token {self.token}"})
+            response = connection.getresponse()
+            body = response.read()
+        except (OSError, http.client.HTTPException):  # a timeout or a dropped connection
+            self.errors += 1
+            connection.close()  # reconnects on the next request
+            return None
         elapsed = time.perf_counter() - start
         if response.status != 200:
             self.errors += 1
@@ -274,7 +279,11 @@ def main() -> None:
                 results[label] = _drive(args, port, token, label)
             finally:
                 server.terminate()
-                server.wait(timeout=30)
+                try:
+                    server.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    server.kill()
+                    server.wait()
             _explain(args, user)
         final = results[phases[-1][0]]
         met = all(v is not None and v <= 0.1 for v in final.values())
