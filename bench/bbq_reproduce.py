@@ -6,7 +6,9 @@ with what BBQ published.
 Prints, per category, the published count, Kasauti's count and, where `--data` has the
 category's published `<Category>.jsonl`, how many instances agree on question index,
 polarity, context condition, context, question, gold answer and the answer_info of the two
-group answers. Templates whose draws do not depend on the seed (label templates: every
+group answers (and, for seed-free templates, on the texts and gold answer alone: where only
+answer_info differs, the published file lacks the answer-info-overlap that BBQ's utils.py
+produces, a finding). Templates whose draws do not depend on the seed (label templates: every
 vocabulary pair is used) must agree exactly; the others differ by BBQ's unseeded random draws.
 Times the import and the instantiation (medians of --runs, PostgreSQL). With --original (a BBQ
 checkout), BBQ's own two generator scripts are run once in a scratch directory as the baseline,
@@ -47,6 +49,14 @@ PUBLISHED = {
 def _key(question_index, polarity, condition, context, question, gold, infos) -> tuple:
     named = tuple(sorted(tuple(info) for info in infos if info[1] != "unknown"))
     return (str(question_index), polarity, condition, context, question, gold, named)
+
+
+def _texts(counter: Counter) -> Counter:
+    """The same keys without answer_info: context, question and gold answer only."""
+    out: Counter = Counter()
+    for key, n in counter.items():
+        out[key[:6]] += n
+    return out
 
 
 def published_keys(path: Path) -> Counter:
@@ -128,7 +138,8 @@ def main() -> None:
             start = time.perf_counter()
             dataset_instantiate(dataset=Dataset.objects.get(name=name))
             instantiate_times.append(time.perf_counter() - start)
-        print(f"files: {len(files)}; templates: {report.templates.created}")
+        templates_created = report.templates.created
+        print(f"files: {len(files)}; templates: {templates_created}")
         for line in report.skipped:
             print(f"skipped {line}")
 
@@ -155,24 +166,38 @@ def main() -> None:
 
         print(
             f"\n{'category':<20}{'published':>10}{'kasauti':>9}{'equal':>7}"
-            f"{'content agrees':>16}{'seed-free agree':>18}"
+            f"{'content agrees':>16}{'seed-free agree':>18}{'(texts, gold)':>15}"
         )
         for cat, published in PUBLISHED.items():
             path = args.data / f"{cat}.jsonl"
-            agree = fixed_agree = "-"
+            agree = fixed_agree = fixed_texts = "-"
             if path.exists():
                 keys = published_keys(path)
                 agree = f"{sum((keys & ours.get(cat, Counter())).values())}"
                 mine = ours_fixed.get(cat, Counter())
                 fixed_agree = f"{sum((keys & mine).values())}/{sum(mine.values())}"
+                fixed_texts = f"{sum((_texts(keys) & _texts(mine)).values())}"
             equal = "yes" if counts[cat] == published else "NO"
-            print(f"{cat:<20}{published:>10}{counts[cat]:>9}{equal:>7}{agree:>16}{fixed_agree:>18}")
+            print(
+                f"{cat:<20}{published:>10}{counts[cat]:>9}{equal:>7}{agree:>16}{fixed_agree:>18}"
+                f"{fixed_texts:>15}"
+            )
         total = sum(counts.values())
         print(f"{'total':<20}{sum(PUBLISHED.values()):>10}{total:>9}")
+        published_files = [
+            ImportFile(p.name, p.read_bytes()) for p in sorted(args.data.glob("*.jsonl"))
+        ]
+        if published_files:
+            from apps.catalog.importers.instances import published_compare
+
+            report = published_compare(dataset=dataset, files=published_files)
+            print("\ncompare_published (the reproduction report) on the same files:")
+            print(json.dumps({k: v for k, v in report.as_dict(limit=0).items()
+                              if k in ("published", "kasauti", "matched", "reasons")}))  # fmt: skip
         import_median = statistics.median(import_times)
         instantiate_median = statistics.median(instantiate_times)
         print(
-            f"\nimport (parse, check, write {report.templates.created} templates): "
+            f"\nimport (parse, check, write {templates_created} templates): "
             f"median {import_median:.2f} s of {args.runs}"
         )
         print(f"instantiate ({total} instances): median {instantiate_median:.2f} s")

@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.engines.tiny_models import build_tiny_indictrans2  # noqa: E402
+from worker.engines.tiny import build_tiny_indictrans2  # noqa: E402
 from worker.engines.translator import Translator  # noqa: E402
 
 _PEOPLE = (

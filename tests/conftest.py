@@ -93,3 +93,13 @@ def _keep_serialized_test_data():
     elif "default" in _serialized_contents:
         connection._test_serialized_contents = _serialized_contents["default"]
     yield
+
+
+@pytest.fixture(autouse=True)
+def _fresh_rate_limits():
+    """Password-attempt counters live in the cache: every test starts with none, so the
+    sign-ins of one test never throttle the next."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield

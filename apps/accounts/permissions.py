@@ -16,10 +16,11 @@ class HasRole(BasePermission):
         return bool(user_roles(request.user))
 
 
-class CatalogPermission(BasePermission):
-    """Everyone with a role reads the catalog; only researchers and admins change it."""
+class ResearcherOrReadOnly(BasePermission):
+    """Everyone with a role reads; only researchers and admins change anything (the catalog,
+    releases, translation jobs)."""
 
-    message = "Only researchers and admins can change the catalog."
+    message = "Only researchers and admins can make changes; your role can only read."
 
     def has_permission(self, request, view) -> bool:
         if not user_roles(request.user):

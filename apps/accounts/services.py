@@ -6,6 +6,7 @@ import secrets
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
+from django.db import transaction
 from rest_framework.authtoken.models import Token
 
 from .roles import ADMIN, ANNOTATOR, RESEARCHER, ROLES
@@ -16,6 +17,7 @@ def roles_ensure() -> None:
         Group.objects.get_or_create(name=name)
 
 
+@transaction.atomic  # user, role and token together or not at all
 def user_create_with_role(*, username: str, role: str, password: str, email: str = ""):
     """Create (or reset) a user with exactly one role. Admins are also Django superusers."""
     roles_ensure()

@@ -13,6 +13,7 @@ from .models import (
     ContextSet,
     Dataset,
     EvidenceReference,
+    Finding,
     Instance,
     SentencePair,
     StereotypeConcept,
@@ -241,3 +242,28 @@ class ContextSetAdmin(admin.ModelAdmin):
     list_filter = ("dataset", "language", "category")
     search_fields = ("external_id", "context", "sentences__text")
     inlines = [ContextSentenceInline]
+
+
+@admin.register(Finding)
+class FindingAdmin(admin.ModelAdmin):
+    """Import findings: written by imports; an admin may only change the review status."""
+
+    list_display = ("kind", "dataset", "file", "line", "field", "status", "message")
+    list_filter = ("dataset", "kind", "status")
+    search_fields = ("message", "original", "file")
+    readonly_fields = (
+        "dataset",
+        "template_version",
+        "sentence_pair",
+        "context_sentence",
+        "file",
+        "line",
+        "field",
+        "kind",
+        "message",
+        "original",
+        "created_at",
+    )
+
+    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False

@@ -1,11 +1,10 @@
 """Catalog REST API. Views stay thin: validate input, call a service or selector, serialize.
 
-Everyone with a role reads; only researchers and admins write (CatalogPermission).
+Everyone with a role reads; only researchers and admins write (ResearcherOrReadOnly).
 """
 
 from __future__ import annotations
 
-from django.db import transaction
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -18,7 +17,7 @@ from rest_framework.pagination import CursorPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from apps.accounts.permissions import CatalogPermission, IsResearcher
+from apps.accounts.permissions import IsResearcher, ResearcherOrReadOnly
 from apps.core.api import JobOutputSerializer
 from apps.core.text import nfc, nfc_deep
 
@@ -45,6 +44,16 @@ from .models import (
 )
 
 
+def column(model, name: str) -> int:
+    """The database column's max_length, so over-long input is a 400 naming the field
+    instead of a DataError (500) after part of the work was written."""
+    return model._meta.get_field(name).max_length
+
+
+# PositiveIntegerField's range in PostgreSQL (integer).
+MAX_INTEGER = 2_147_483_647
+
+
 class NfcCharField(serializers.CharField):
     """Every string entering through the API is stored in NFC."""
 
@@ -66,11 +75,15 @@ class CategoryOutput(serializers.ModelSerializer):
 class CategoryListApi(generics.ListCreateAPIView):
     @extend_schema_serializer(component_name="CategoryInput")
     class InputSerializer(serializers.Serializer):
-        name = NfcCharField(max_length=100)
+        name = NfcCharField(max_length=column(Category, "name"))
         description = NfcCharField(required=False, allow_blank=True, default="")
-        components = serializers.ListField(child=serializers.CharField(), required=False)
+        components = serializers.ListField(
+            child=serializers.SlugRelatedField(slug_field="name", queryset=Category.objects.all()),
+            required=False,
+            help_text="Names of existing categories this one intersects.",
+        )
 
-    permission_classes = [CatalogPermission]
+    permission_classes = [ResearcherOrReadOnly]
     queryset = selectors.category_list()
     serializer_class = CategoryOutput
     pagination_class = None
@@ -79,9 +92,7 @@ class CategoryListApi(generics.ListCreateAPIView):
     def post(self, request):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        components = list(
-            Category.objects.filter(name__in=data.validated_data.get("components", []))
-        )
+        components = data.validated_data.get("components", [])
         category = services.category_create(
             name=data.validated_data["name"],
             description=data.validated_data["description"],
@@ -131,16 +142,21 @@ class ConceptListApi(generics.ListCreateAPIView):
         category = serializers.SlugRelatedField(slug_field="name", queryset=Category.objects.all())
         target_groups = serializers.ListField(child=NfcCharField(), default=list)
         statement = NfcCharField()
-        attribute = NfcCharField(required=False, allow_blank=True, default="")
+        attribute = NfcCharField(
+            required=False,
+            allow_blank=True,
+            default="",
+            max_length=column(StereotypeConcept, "attribute"),
+        )
         polarity = serializers.ChoiceField(StereotypeConcept.Polarity.choices, default="negative")
-        mentions = serializers.IntegerField(min_value=0, default=0)
+        mentions = serializers.IntegerField(min_value=0, max_value=MAX_INTEGER, default=0)
         source = serializers.ChoiceField(ConceptSource.choices)
         validation_status = serializers.ChoiceField(
             StereotypeConcept.Validation.choices, default="pending"
         )
         evidence = EvidenceSerializer(many=True, default=list)
 
-    permission_classes = [CatalogPermission]
+    permission_classes = [ResearcherOrReadOnly]
     queryset = selectors.concept_list()
     serializer_class = ConceptOutput
     filterset_class = selectors.ConceptFilter
@@ -154,7 +170,7 @@ class ConceptListApi(generics.ListCreateAPIView):
 
 
 class ConceptDetailApi(generics.RetrieveAPIView):
-    permission_classes = [CatalogPermission]
+    permission_classes = [ResearcherOrReadOnly]
     queryset = selectors.concept_list()
     serializer_class = ConceptOutput
 
@@ -182,11 +198,11 @@ class DatasetOutput(serializers.ModelSerializer):
 class DatasetListApi(generics.ListCreateAPIView):
     @extend_schema_serializer(component_name="DatasetInput")
     class InputSerializer(serializers.Serializer):
-        name = NfcCharField(max_length=100)
+        name = NfcCharField(max_length=column(Dataset, "name"))
         description = NfcCharField(required=False, allow_blank=True, default="")
         name_permutations = serializers.BooleanField(default=False)
 
-    permission_classes = [CatalogPermission]
+    permission_classes = [ResearcherOrReadOnly]
     queryset = selectors.dataset_list()
     serializer_class = DatasetOutput
 
@@ -202,7 +218,7 @@ class DatasetListApi(generics.ListCreateAPIView):
 
 
 class DatasetDetailApi(generics.RetrieveAPIView):
-    permission_classes = [CatalogPermission]
+    permission_classes = [ResearcherOrReadOnly]
     queryset = selectors.dataset_list()
     serializer_class = DatasetOutput
 
@@ -224,7 +240,7 @@ PlanOutput = inline_serializer(
 class DatasetInstantiationPlanApi(APIView):
     """Exactly how many instances each template and the whole dataset will produce."""
 
-    permission_classes = [CatalogPermission]
+    permission_classes = [ResearcherOrReadOnly]
 
     @extend_schema(responses={200: PlanOutput})
     def get(self, request, pk: int):
@@ -247,8 +263,7 @@ class DatasetInstantiateApi(APIView):
         dataset = get_object_or_404(Dataset, pk=pk)
         if request.query_params.get("dry_run") in {"1", "true", "yes"}:
             return Response(services.instantiation_plan(dataset=dataset).as_dict())
-        with transaction.atomic():
-            job = services.dataset_instantiate_async(dataset=dataset, requested_by=request.user)
+        job = services.dataset_instantiate_async(dataset=dataset, requested_by=request.user)
         return Response(JobOutputSerializer(job).data, status=status.HTTP_202_ACCEPTED)
 
 
@@ -294,7 +309,7 @@ class TemplateOutput(serializers.ModelSerializer):
 class TemplateContentInput(serializers.Serializer):
     """The editable content of a template; PATCH accepts any subset and records a version."""
 
-    language = serializers.CharField(max_length=16, required=False)
+    language = serializers.CharField(max_length=column(TemplateVersion, "language"), required=False)
     ambiguous_context = NfcCharField(required=False)
     disambiguating_context = NfcCharField(required=False)
     question_negative = NfcCharField(required=False)
@@ -312,12 +327,16 @@ class TemplateContentInput(serializers.Serializer):
     pairing = serializers.ChoiceField(Pairing.choices, required=False)
     stereotyped_groups = serializers.ListField(child=NfcCharField(), required=False)
     non_stereotyped_groups = serializers.ListField(child=NfcCharField(), required=False)
-    subcategory = NfcCharField(required=False, allow_blank=True)
+    subcategory = NfcCharField(
+        required=False, allow_blank=True, max_length=column(TemplateVersion, "subcategory")
+    )
     transformation_type = serializers.ChoiceField(
         TransformationType.choices, required=False, allow_blank=True
     )
     transformation_reason = NfcCharField(required=False, allow_blank=True)
-    original_bbq_id = serializers.CharField(required=False, allow_blank=True)
+    original_bbq_id = serializers.CharField(
+        required=False, allow_blank=True, max_length=column(TemplateVersion, "original_bbq_id")
+    )
     concept_id = serializers.PrimaryKeyRelatedField(
         queryset=StereotypeConcept.objects.all(), required=False, allow_null=True
     )
@@ -337,12 +356,19 @@ class TemplateListApi(generics.ListCreateAPIView):
     @extend_schema_serializer(component_name="TemplateCreateInput")
     class InputSerializer(TemplateContentInput):
         dataset = serializers.SlugRelatedField(slug_field="name", queryset=Dataset.objects.all())
-        external_id = serializers.CharField(max_length=100)
+        external_id = serializers.CharField(max_length=column(Template, "external_id"))
         category = serializers.SlugRelatedField(slug_field="name", queryset=Category.objects.all())
-        question_index = serializers.CharField(required=False, allow_blank=True, default="")
-        variant = serializers.CharField(required=False, allow_blank=True, default="")
+        question_index = serializers.CharField(
+            required=False,
+            allow_blank=True,
+            default="",
+            max_length=column(Template, "question_index"),
+        )
+        variant = serializers.CharField(
+            required=False, allow_blank=True, default="", max_length=column(Template, "variant")
+        )
 
-    permission_classes = [CatalogPermission]
+    permission_classes = [ResearcherOrReadOnly]
     queryset = selectors.template_list()
     serializer_class = TemplateOutput
     filterset_class = selectors.TemplateFilter
@@ -365,7 +391,7 @@ class TemplateListApi(generics.ListCreateAPIView):
 class TemplateDetailApi(generics.RetrieveAPIView):
     """GET a template; PATCH its content, which records a new version (history is kept)."""
 
-    permission_classes = [CatalogPermission]
+    permission_classes = [ResearcherOrReadOnly]
     queryset = selectors.template_list()
     serializer_class = TemplateOutput
 
@@ -381,7 +407,7 @@ class TemplateDetailApi(generics.RetrieveAPIView):
 class TemplateVersionListApi(generics.ListAPIView):
     """Every version of a template, newest first."""
 
-    permission_classes = [CatalogPermission]
+    permission_classes = [ResearcherOrReadOnly]
     serializer_class = TemplateVersionOutput
     pagination_class = None
 
@@ -467,7 +493,7 @@ class InstanceOutput(serializers.ModelSerializer):
 
 
 class InstanceListApi(generics.ListAPIView):
-    permission_classes = [CatalogPermission]
+    permission_classes = [ResearcherOrReadOnly]
     queryset = selectors.instance_list()
     serializer_class = InstanceOutput
     filterset_class = selectors.InstanceFilter
@@ -475,7 +501,7 @@ class InstanceListApi(generics.ListAPIView):
 
 
 class InstanceDetailApi(generics.RetrieveAPIView):
-    permission_classes = [CatalogPermission]
+    permission_classes = [ResearcherOrReadOnly]
     queryset = selectors.instance_list()
     serializer_class = InstanceOutput
 
@@ -498,7 +524,7 @@ class VocabularyOutput(serializers.ModelSerializer):
 
 
 class VocabularyListApi(generics.ListAPIView):
-    permission_classes = [CatalogPermission]
+    permission_classes = [ResearcherOrReadOnly]
     queryset = Vocabulary.objects.prefetch_related("entries")
     serializer_class = VocabularyOutput
     filterset_fields = ["language", "name"]
@@ -513,10 +539,10 @@ class UnknownExpressionOutput(serializers.ModelSerializer):
 class UnknownExpressionListApi(generics.ListCreateAPIView):
     @extend_schema_serializer(component_name="UnknownExpressionInput")
     class InputSerializer(serializers.Serializer):
-        language = serializers.CharField(max_length=16)
-        text = NfcCharField(max_length=200)
+        language = serializers.CharField(max_length=column(UnknownExpression, "language"))
+        text = NfcCharField(max_length=column(UnknownExpression, "text"))
 
-    permission_classes = [CatalogPermission]
+    permission_classes = [ResearcherOrReadOnly]
     queryset = UnknownExpression.objects.all()
     serializer_class = UnknownExpressionOutput
     filterset_fields = ["language"]
@@ -555,7 +581,7 @@ class SentencePairOutput(serializers.ModelSerializer):
 
 
 class SentencePairListApi(generics.ListAPIView):
-    permission_classes = [CatalogPermission]
+    permission_classes = [ResearcherOrReadOnly]
     queryset = SentencePair.objects.select_related("dataset", "category")
     serializer_class = SentencePairOutput
     filterset_class = selectors.SentencePairFilter
@@ -581,7 +607,7 @@ class TupleOutput(serializers.ModelSerializer):
 
 
 class TupleListApi(generics.ListAPIView):
-    permission_classes = [CatalogPermission]
+    permission_classes = [ResearcherOrReadOnly]
     queryset = StereotypeTuple.objects.select_related("dataset", "category")
     serializer_class = TupleOutput
     filterset_class = selectors.TupleFilter
@@ -614,7 +640,7 @@ class ContextSetOutput(serializers.ModelSerializer):
 
 
 class ContextSetListApi(generics.ListAPIView):
-    permission_classes = [CatalogPermission]
+    permission_classes = [ResearcherOrReadOnly]
     queryset = ContextSet.objects.select_related("dataset", "category").prefetch_related(
         "sentences"
     )

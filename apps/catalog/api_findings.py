@@ -7,7 +7,7 @@ from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import generics, serializers
 from rest_framework.response import Response
 
-from apps.accounts.permissions import CatalogPermission
+from apps.accounts.permissions import ResearcherOrReadOnly
 
 from . import selectors, services
 from .models import Finding
@@ -66,7 +66,7 @@ class FindingListApi(generics.ListAPIView):
     """Findings, filtered by dataset (name), kind, status, template or file; the response also
     counts the filtered findings by kind and by status."""
 
-    permission_classes = [CatalogPermission]
+    permission_classes = [ResearcherOrReadOnly]
     serializer_class = FindingOutput
     filterset_class = selectors.FindingFilter
 
@@ -99,7 +99,7 @@ class FindingDetailApi(generics.RetrieveAPIView):
     class InputSerializer(serializers.Serializer):
         status = serializers.ChoiceField(choices=Finding.Status.choices)
 
-    permission_classes = [CatalogPermission]
+    permission_classes = [ResearcherOrReadOnly]
     serializer_class = FindingOutput
 
     def get_queryset(self):

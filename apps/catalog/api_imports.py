@@ -2,25 +2,36 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from drf_spectacular.utils import (
     OpenApiExample,
+    OpenApiParameter,
     OpenApiResponse,
     extend_schema,
     inline_serializer,
 )
 from rest_framework import serializers, status
+from rest_framework.exceptions import APIException
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.accounts.permissions import IsResearcher
+from apps.core.api import JobOutputSerializer
+from apps.core.errors import ImportProblem, ImportRejected
 
+from .import_jobs import benchmark_import_async
 from .importers import FORMATS, ImportFile, benchmark_import
+from .importers.instances import INSTANCE_FORMATS, instances_import
 
 
 class BenchmarkImportInput(serializers.Serializer):
-    format = serializers.ChoiceField(choices=FORMATS)
+    format = serializers.ChoiceField(
+        choices=FORMATS + INSTANCE_FORMATS,
+        help_text="A template set, or published instance files (*-instances: the report then "
+        "has created / unchanged instance counts, by_category, verbatim and findings by kind).",
+    )
     dataset = serializers.CharField(max_length=100)
     files = serializers.ListField(
         child=serializers.FileField(allow_empty_file=True),
@@ -110,6 +121,26 @@ ImportRejectedOutput = inline_serializer(
 )
 
 
+class UploadTooLarge(APIException):
+    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+    default_code = "upload_too_large"
+
+
+def upload_limit_check(request) -> None:
+    """Refuse an upload over KASAUTI_MAX_UPLOAD_BYTES from its Content-Length, before a byte
+    of it is parsed or spooled (Django reads no more than Content-Length)."""
+    limit = settings.KASAUTI_MAX_UPLOAD_BYTES
+    try:
+        size = int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        size = 0
+    if size > limit:
+        raise UploadTooLarge(
+            f"the upload is {size:,} bytes; the limit is {limit:,} bytes "
+            f"({limit / 1_000_000:g} MB, set by KASAUTI_MAX_UPLOAD_BYTES)"
+        )
+
+
 class BenchmarkImportApi(APIView):
     """Import benchmark files; all-or-nothing (400 lists every problem, nothing written)."""
 
@@ -118,12 +149,24 @@ class BenchmarkImportApi(APIView):
 
     @extend_schema(
         operation_id="benchmark_import",
+        parameters=[
+            OpenApiParameter(
+                "async", bool, description="Import in a background job whatever the size."
+            )
+        ],
         summary="Import benchmark files into a dataset",
         request={"multipart/form-data": BenchmarkImportInput},
         responses={
             201: ImportReportOutput,
+            202: OpenApiResponse(
+                JobOutputSerializer,
+                description="Large uploads (over KASAUTI_IMPORT_INLINE_MAX_BYTES, or with "
+                "?async=1) are imported by a background job: poll /api/jobs/{id}/; its "
+                "result is the report, or `problems` when the import was rejected.",
+            ),
             400: ImportRejectedOutput,
             403: OpenApiResponse(description="Only researchers and admins can import."),
+            413: OpenApiResponse(description="The upload is larger than the configured limit."),
         },
         examples=[
             OpenApiExample(
@@ -145,7 +188,10 @@ class BenchmarkImportApi(APIView):
         ],
     )
     def post(self, request) -> Response:
-        data = request.data.copy() if hasattr(request.data, "copy") else dict(request.data)
+        upload_limit_check(request)
+        # request.data is read, never copied: a QueryDict copy deep-copies the uploaded files,
+        # and a file Django spooled to disk (over 2.5 MiB) cannot be copied (it was a 500).
+        data = request.data
         # Accept `file` as well as `files`, and both as repeated multipart parts.
         uploads = request.FILES.getlist("files") + request.FILES.getlist("file")
         serializer = BenchmarkImportInput(
@@ -159,8 +205,39 @@ class BenchmarkImportApi(APIView):
                 "seed": data.get("seed") or 0,
             }
         )
-        serializer.is_valid(raise_exception=True)
+        if not serializer.is_valid():
+            # The same shape as a rejected file, so clients handle one kind of 400.
+            raise ImportRejected(
+                [
+                    ImportProblem("", None, name, str(message))
+                    for name, messages in serializer.errors.items()
+                    for message in _flatten(messages)
+                ]
+            )
         values = serializer.validated_data
+        size = sum(upload.size for upload in values["files"])
+        asked = request.query_params.get("async", "").lower() in {"1", "true", "yes"}
+        if asked or size > settings.KASAUTI_IMPORT_INLINE_MAX_BYTES:
+            # Parsing and writing a large import takes long and much memory: not in the
+            # web process. The worker runs the same all-or-nothing import.
+            job = benchmark_import_async(
+                dataset_name=values["dataset"],
+                fmt=values["format"],
+                uploads=values["files"],
+                created_by=request.user,
+                language=values["language"],
+                category=values["category"],
+            )
+            return Response(JobOutputSerializer(job).data, status=status.HTTP_202_ACCEPTED)
+        if values["format"] in INSTANCE_FORMATS:
+            report = instances_import(
+                dataset_name=values["dataset"],
+                fmt=values["format"],
+                files=[ImportFile(name=f.name, data=f.read()) for f in values["files"]],
+                created_by=request.user,
+                strict=values["strict"],
+            )
+            return Response(report.as_dict(), status=status.HTTP_201_CREATED)
         report = benchmark_import(
             dataset_name=values["dataset"],
             fmt=values["format"],
@@ -172,3 +249,12 @@ class BenchmarkImportApi(APIView):
             seed=values["seed"],
         )
         return Response(report.as_dict(), status=status.HTTP_201_CREATED)
+
+
+def _flatten(messages) -> list[str]:
+    """DRF error details nest (a list field's errors are keyed by index); list the texts."""
+    if isinstance(messages, dict):
+        return [text for value in messages.values() for text in _flatten(value)]
+    if isinstance(messages, list):
+        return [text for value in messages for text in _flatten(value)]
+    return [str(messages)]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from django.db import connection
 
@@ -43,6 +44,17 @@ INSTANCE_COLUMNS = (
     "created_at",
 )
 _JSON_COLUMNS = {"placeholder_values", "option_roles", "answer_info", "additional_metadata"}
+
+
+def instance_row(values: dict[str, Any], *, columns: Sequence[str] = INSTANCE_COLUMNS) -> tuple:
+    """A row tuple for instances_insert from field values (e.g. an Instance `.values()` row
+    with some fields replaced); JSON columns are encoded here."""
+    return tuple(
+        json.dumps(values[column], ensure_ascii=False)
+        if column in _JSON_COLUMNS and values[column] is not None
+        else values[column]
+        for column in columns
+    )
 
 
 def instances_insert(

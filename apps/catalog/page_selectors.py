@@ -8,8 +8,10 @@ from typing import Any
 
 from django.core.paginator import Page, Paginator
 from django.db.models import Count, Prefetch, Q, QuerySet
-from django.urls import reverse
 
+from apps.core.models import Job
+
+from .jobs import INSTANTIATE
 from .models import (
     LANGUAGE_NAMES,
     Category,
@@ -132,10 +134,8 @@ def dataset_page(*, dataset: Dataset) -> DatasetPage:
         entry.planned += row.planned or 0
         entry.live_instances += row.live_instances
 
-    from apps.core.models import Job
-
     last_job = (
-        Job.objects.filter(kind=Job.Kind.INSTANTIATE, params__dataset_id=dataset.pk)
+        Job.objects.filter(kind=INSTANTIATE, params__dataset_id=dataset.pk)
         .values_list("id", flat=True)
         .first()
     )
@@ -290,21 +290,6 @@ def template_page(*, template: Template) -> TemplatePage:
     )
 
 
-def release_list_for_page(*, dataset: Dataset) -> list:
-    """The dataset's releases, newest first, each with its files (one query for all files)
-    and a download URL on every file."""
-    from apps.releases.models import Release
-
-    releases = list(
-        Release.objects.filter(dataset=dataset).prefetch_related("files").order_by("-number")
-    )
-    for release in releases:
-        export = reverse("release-export", args=[release.pk])
-        for release_file in release.files.all():
-            release_file.url = f"{export}?format={release_file.format}&kind={release_file.kind}"
-    return releases
-
-
 def dataset_has_instances(*, dataset: Dataset) -> bool:
     return Instance.objects.filter(dataset=dataset, retired_at__isnull=True).exists()
 
@@ -353,3 +338,26 @@ def problems_by_kind(problems: list) -> dict[str, list]:
             problem
         )
     return groups
+
+
+@dataclass
+class DifferenceGroup:
+    reason: str
+    field: str
+    count: int
+    shown: list  # the first differences of the group (apps.catalog.compare.Difference)
+
+
+def difference_groups(*, report, shown: int = 25) -> list[DifferenceGroup]:
+    """The reproduction report's differences grouped by reason and field, largest first, with
+    the first few of each group (a full list can run to tens of thousands of rows)."""
+    groups: dict[tuple[str, str], DifferenceGroup] = {}
+    for difference in report.differences:
+        key = (difference.reason, difference.field)
+        group = groups.get(key)
+        if group is None:
+            group = groups[key] = DifferenceGroup(difference.reason, difference.field, 0, [])
+        group.count += 1
+        if len(group.shown) < shown:
+            group.shown.append(difference)
+    return sorted(groups.values(), key=lambda g: (-g.count, g.reason, g.field))

@@ -9,6 +9,8 @@ import django_filters
 from django.db.models import Count, IntegerField, OuterRef, Prefetch, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 
+from apps.core.filters import ReferenceFilter
+
 from . import compare
 from .models import (
     Category,
@@ -90,8 +92,8 @@ def concept_list() -> QuerySet[StereotypeConcept]:
 
 
 class TemplateFilter(django_filters.FilterSet):
-    dataset = django_filters.CharFilter(field_name="dataset__name")
-    category = django_filters.CharFilter(field_name="category__name")
+    dataset = ReferenceFilter(model=Dataset)
+    category = ReferenceFilter(model=Category)
     language = django_filters.CharFilter(method="filter_current", label="language")
     status = django_filters.CharFilter(method="filter_current", label="status")
 
@@ -109,9 +111,17 @@ class TemplateFilter(django_filters.FilterSet):
 
 
 class InstanceFilter(django_filters.FilterSet):
-    dataset = django_filters.CharFilter(method="filter_dataset", label="dataset")
-    category = django_filters.CharFilter(field_name="category__name")
-    template = django_filters.CharFilter(field_name="template_version__template__external_id")
+    # ReferenceFilter resolves a name to the object first, so the query is
+    # `dataset_id = <id>`: planned with that dataset's own row count, walking the
+    # (dataset, id) index page by page; a join on the name is planned for an average dataset
+    # and sorts the whole dataset (P9).
+    dataset = ReferenceFilter(model=Dataset, method="filter_dataset")
+    category = ReferenceFilter(model=Category)
+    # External ids are unique only within a dataset (and are often digits): `template` takes
+    # the template's id, or its external id when that names exactly one template.
+    template = ReferenceFilter(
+        model=Template, name_field="external_id", field_name="template_version__template"
+    )
     status = django_filters.ChoiceFilter(
         method="filter_status", choices=[("live", "live"), ("retired", "retired")]
     )
@@ -133,27 +143,24 @@ class InstanceFilter(django_filters.FilterSet):
     def filter_status(self, queryset, name, value):
         return queryset.filter(retired_at__isnull=(value == "live"))
 
-    def filter_dataset(self, queryset, name, value):
-        # P9. The name is resolved to the id first: a join on the name is planned for an
-        # average dataset and sorts the whole dataset on every page. Pages are in id order,
-        # and the planner, assuming a dataset's rows spread evenly over the table, may walk
-        # the primary key from the table's first row, through every other dataset's rows
-        # (900,000 of them in bench/p9_instances.py). Starting at the dataset's first id (one
-        # probe of the (dataset, id) index) bounds that walk whichever index it takes.
-        dataset_id = Dataset.objects.filter(name=value).values_list("pk", flat=True).first()
+    def filter_dataset(self, queryset, name, dataset):
+        # Pages are in id order, and the planner, assuming a dataset's rows spread evenly
+        # over the table, may walk the primary key from the table's first row through every
+        # other dataset's rows (900,000 of them in bench/p9_instances.py). Starting at the
+        # dataset's first id (one probe of the (dataset, id) index) bounds that walk.
         first_id = (
-            Instance.objects.filter(dataset_id=dataset_id)
+            Instance.objects.filter(dataset=dataset)
             .order_by("id")
             .values_list("id", flat=True)
             .first()
         )
         if first_id is None:
             return queryset.none()
-        return queryset.filter(dataset_id=dataset_id, id__gte=first_id)
+        return queryset.filter(dataset=dataset, id__gte=first_id)
 
 
 class ConceptFilter(django_filters.FilterSet):
-    category = django_filters.CharFilter(field_name="category__name")
+    category = ReferenceFilter(model=Category)
     usable = django_filters.BooleanFilter(method="filter_usable")
 
     class Meta:
@@ -166,8 +173,8 @@ class ConceptFilter(django_filters.FilterSet):
 
 
 class _DatasetKindFilter(django_filters.FilterSet):
-    dataset = django_filters.CharFilter(field_name="dataset__name")
-    category = django_filters.CharFilter(field_name="category__name")
+    dataset = ReferenceFilter(model=Dataset)
+    category = ReferenceFilter(model=Category)
 
 
 class SentencePairFilter(_DatasetKindFilter):

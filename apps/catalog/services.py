@@ -76,6 +76,8 @@ def dataset_create(
     )
 
 
+# One transaction: a failure on a later row must not leave the first one behind.
+@transaction.atomic
 def category_create(
     *, name: str, description: str = "", components: list[Category] | None = None
 ) -> Category:
@@ -206,6 +208,8 @@ def _validated_content(content: dict[str, Any]) -> dict[str, Any]:
     return content
 
 
+# One transaction: a failure on a later row must not leave the first one behind.
+@transaction.atomic
 def template_create(
     *,
     dataset: Dataset,
@@ -248,6 +252,8 @@ class NewTemplate:
     position: int = 0
 
 
+# One transaction: a failure on a later row must not leave the first one behind.
+@transaction.atomic
 def template_bulk_create(
     *, dataset: Dataset, templates: list[NewTemplate], created_by=None
 ) -> list[TemplateVersion]:
@@ -483,7 +489,11 @@ def dataset_instantiate(
             language: _unknown_expressions(language) for language in {v.language for v in todo}
         }
 
+        to_create = plan.to_create
+        written = 0
+
         def rows() -> Iterator[tuple]:
+            nonlocal written
             for version in todo:
                 category_id = version.template.category_id
                 first = next_example_id.get(category_id, 0)
@@ -499,13 +509,16 @@ def dataset_instantiate(
                 ):
                     yield row
                 next_example_id[category_id] = first + count
+                written += count
+                if progress:
+                    # Per template version. The reporter only stores the numbers: this runs
+                    # while COPY owns the connection (no other query may run on it), and the
+                    # job's heartbeat thread writes them on a connection of its own.
+                    progress(written, to_create)
 
-        # No progress callback inside this generator: it runs while COPY owns the connection,
-        # and any other query on it would deadlock. The whole run is one transaction anyway,
-        # so intermediate progress would not be visible to other connections.
-        created = instances_insert(rows(), columns=ORIGINAL_INSTANCE_COLUMNS)
         if progress:
-            progress(len(todo), len(todo))
+            progress(0, to_create)
+        created = instances_insert(rows(), columns=ORIGINAL_INSTANCE_COLUMNS)
     return {
         "dataset": dataset.name,
         "total": plan.total,
@@ -517,15 +530,19 @@ def dataset_instantiate(
 
 def dataset_instantiate_async(*, dataset: Dataset, requested_by=None):
     """Queue an instantiation job; the worker picks it up after this transaction commits."""
-    from apps.core.models import Job
     from apps.core.services import job_create, job_dispatch
 
-    from .tasks import instantiate_dataset_task
+    from .jobs import INSTANTIATE
 
-    job = job_create(
-        kind=Job.Kind.INSTANTIATE, params={"dataset_id": dataset.pk}, created_by=requested_by
-    )
-    return job_dispatch(job=job, task=instantiate_dataset_task)
+    with transaction.atomic():
+        job = job_create(
+            kind=INSTANTIATE,
+            title=f"Instantiate dataset {dataset.name}",
+            params={"dataset_id": dataset.pk, "dataset_name": dataset.name},
+            unit="instances",
+            created_by=requested_by,
+        )
+        return job_dispatch(job=job)
 
 
 # --- findings --------------------------------------------------------------------------------

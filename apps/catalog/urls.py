@@ -14,9 +14,11 @@ urlpatterns = [
     path("datasets/<int:pk>/instantiate/", views.dataset_instantiate, name="dataset-instantiate"),
     path("datasets/<int:pk>/instances/", views.instance_list, name="instances"),
     path("datasets/<int:pk>/findings/", views.dataset_findings, name="findings"),
-    path("datasets/<int:pk>/releases/", views.release_list, name="releases"),
-    path("datasets/<int:pk>/releases/new/", views.dataset_release, name="dataset-release"),
+    path(
+        "datasets/<int:pk>/compare-published/",
+        views.dataset_compare_published,
+        name="dataset-compare-published",
+    ),
     path("templates/<int:pk>/", views.template_detail, name="template"),
     path("concepts/", views.concept_list, name="concepts"),
-    path("jobs/<int:pk>/", views.job_detail, name="job"),
 ]

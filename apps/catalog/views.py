@@ -3,19 +3,13 @@ render; every rule lives in the services and selectors."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable
-from functools import wraps
-
-from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from apps.accounts.roles import is_researcher, user_roles
+from apps.accounts.decorators import researcher_required, role_required
+from apps.accounts.roles import is_researcher
 from apps.core.errors import ImportRejected
-from apps.core.models import Job
 
 from . import page_selectors
 from .forms import BenchmarkImportForm, InstanceFilterForm
@@ -23,21 +17,6 @@ from .importers import ImportFile, ImportReport, benchmark_import
 from .importers.instances import INSTANCE_FORMATS, instances_import
 from .models import LANGUAGE_NAMES, Dataset, Finding, Template
 from .services import dataset_instantiate_async
-
-View = Callable[..., HttpResponse]
-
-
-def role_required(view: View) -> View:
-    """Signed in and holding a Kasauti role; the same rule as the API's HasRole."""
-
-    @login_required
-    @wraps(view)
-    def wrapped(request: HttpRequest, *args, **kwargs) -> HttpResponse:
-        if not user_roles(request.user):
-            raise PermissionDenied("Your account has no Kasauti role.")
-        return view(request, *args, **kwargs)
-
-    return wrapped
 
 
 @require_GET
@@ -69,41 +48,11 @@ def dataset_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @require_POST
-@role_required
+@researcher_required
 def dataset_instantiate(request: HttpRequest, pk: int) -> HttpResponse:
-    # The button is hidden from annotators, but the server decides: a POST needs the role.
-    if not is_researcher(request.user):
-        raise PermissionDenied("Only researchers and admins can instantiate a dataset.")
     dataset = get_object_or_404(Dataset, pk=pk)
     job = dataset_instantiate_async(dataset=dataset, requested_by=request.user)
-    return redirect("web:job", pk=job.pk)
-
-
-@require_POST
-@role_required
-def dataset_release(request: HttpRequest, pk: int) -> HttpResponse:
-    """Freeze the dataset into a new release, as a background job."""
-    if not is_researcher(request.user):
-        raise PermissionDenied("Only researchers and admins can release a dataset.")
-    from apps.releases.services import release_create_async
-
-    dataset = get_object_or_404(Dataset, pk=pk)
-    job = release_create_async(dataset=dataset, requested_by=request.user)
-    return redirect("web:job", pk=job.pk)
-
-
-@require_GET
-@role_required
-def job_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    job = get_object_or_404(Job, pk=pk)
-    dataset_id = job.params.get("dataset_id") if isinstance(job.params, dict) else None
-    dataset = Dataset.objects.filter(pk=dataset_id).first() if dataset_id else None
-    result_json = json.dumps(job.result, indent=2, ensure_ascii=False) if job.result else ""
-    return render(
-        request,
-        "catalog/job_detail.html",
-        {"job": job, "dataset": dataset, "result_json": result_json},
-    )
+    return redirect("jobs:detail", pk=job.pk)
 
 
 @require_GET
@@ -141,12 +90,10 @@ def dataset_findings(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
-@role_required
+@researcher_required
 def benchmark_import_page(request: HttpRequest) -> HttpResponse:
     """Upload benchmark files (format, dataset, files; strict on request); the report is shown
     as tables: findings grouped by kind, or the problems that rejected the import."""
-    if not is_researcher(request.user):
-        raise PermissionDenied("Only researchers and admins can import benchmarks.")
     context: dict = {"datasets": Dataset.objects.order_by("name").values_list("name", flat=True)}
     if request.method == "GET":
         context["form"] = BenchmarkImportForm(initial={"language": "en"})
@@ -167,6 +114,7 @@ def benchmark_import_page(request: HttpRequest) -> HttpResponse:
                 fmt=values["format"],
                 files=files,
                 created_by=request.user,
+                strict=values["strict"],
             )
         else:
             report = benchmark_import(
@@ -223,16 +171,42 @@ def concept_list(request: HttpRequest) -> HttpResponse:
     return render(request, "catalog/concept_list.html", {"rows": page_selectors.concept_rows()})
 
 
-@require_GET
 @role_required
-def release_list(request: HttpRequest, pk: int) -> HttpResponse:
+def dataset_compare_published(request: HttpRequest, pk: int) -> HttpResponse:
+    """Reproduction report: upload published instance files, see how the dataset compares.
+    Reads only (nothing is stored), so every role may use it."""
+    from apps.catalog.compare import FIELDS
+    from apps.catalog.importers.instances import INSTANCE_FORMATS, published_compare
+    from apps.catalog.importers.tables import ImportFile
+    from apps.core.errors import ImportRejected
+
     dataset = get_object_or_404(Dataset, pk=pk)
-    return render(
-        request,
-        "catalog/release_list.html",
-        {
-            "dataset": dataset,
-            "releases": page_selectors.release_list_for_page(dataset=dataset),
-            "can_release": is_researcher(request.user),
-        },
-    )
+    context = {
+        "dataset": dataset,
+        "formats": INSTANCE_FORMATS,
+        "fields": FIELDS,
+        "fmt": "",
+        "report": None,
+        "problems": [],
+    }
+    if request.method == "POST":
+        uploads = [
+            ImportFile(name=upload.name, data=upload.read())
+            for upload in request.FILES.getlist("files")
+        ]
+        fmt = request.POST.get("format", "")
+        context["fmt"] = fmt if fmt in INSTANCE_FORMATS else ""
+        if not uploads:
+            context["problems"] = ["Choose one or more published instance files."]
+        else:
+            try:
+                report = published_compare(dataset=dataset, files=uploads, fmt=context["fmt"])
+            except ImportRejected as rejected:
+                context["problems"] = [str(problem) for problem in rejected.problems]
+            else:
+                context["report"] = report
+                context["files"] = [upload.name for upload in uploads]
+                context["groups"] = page_selectors.difference_groups(report=report)
+    elif request.method != "GET":
+        return HttpResponse(status=405)
+    return render(request, "catalog/compare_published.html", context)

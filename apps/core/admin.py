@@ -13,16 +13,19 @@ class JobAdmin(admin.ModelAdmin):
     list_display = (
         "id",
         "kind",
+        "title",
         "status",
         "progress_done",
         "progress_total",
         "attempts",
+        "recoveries",
+        "heartbeat_at",
         "created_by",
         "created_at",
         "finished_at",
     )
     list_filter = ("kind", "status")
-    search_fields = ("id", "celery_task_id", "error")
+    search_fields = ("id", "title", "celery_task_id", "error")
     list_select_related = ("created_by",)
     date_hierarchy = "created_at"
 

@@ -1,5 +1,7 @@
-"""Jobs: every long-running piece of work has a row here, so its state survives the worker
-that runs it and the browser can show it without asking Celery."""
+"""Jobs: every background piece of work (instantiation, release, translation, and whatever the
+next apps add) is one row here, so its state survives the worker that runs it and every page,
+API and poller reads the same record. What a kind of job is (its task, its links, how it is
+resumed) is registered in apps/core/registry.py by the app that owns it."""
 
 from __future__ import annotations
 
@@ -8,12 +10,6 @@ from django.db import models
 
 
 class Job(models.Model):
-    class Kind(models.TextChoices):
-        INSTANTIATE = "instantiate", "Instantiate dataset"
-        RELEASE = "release", "Release dataset"
-        TRANSLATE = "translate", "Translate"
-        PING = "ping", "Ping"
-
     class Status(models.TextChoices):
         QUEUED = "queued", "Queued"
         RUNNING = "running", "Running"
@@ -23,28 +19,53 @@ class Job(models.Model):
 
     FINISHED = (Status.SUCCEEDED, Status.FAILED, Status.CANCELLED)
 
-    kind = models.CharField(max_length=20, choices=Kind)
+    # A registered JobKind name (apps/core/registry.py); not choices, so that a new app adds
+    # its kind without a core migration.
+    kind = models.CharField(max_length=40, db_index=True)
+    # What a person reads in lists and headings: "Instantiate dataset BBQ-Age".
+    title = models.CharField(max_length=200, blank=True)
     status = models.CharField(max_length=10, choices=Status, default=Status.QUEUED)
     params = models.JSONField(default=dict)
     result = models.JSONField(default=dict, blank=True)
     error = models.TextField(blank=True)
-    progress_done = models.PositiveIntegerField(default=0)
-    progress_total = models.PositiveIntegerField(default=0)
+    progress_done = models.PositiveBigIntegerField(default=0)
+    progress_total = models.PositiveBigIntegerField(default=0)
+    # What progress counts: "instances", "strings", "rows"...
+    progress_unit = models.CharField(max_length=20, blank=True)
+    rate = models.FloatField(null=True, blank=True, help_text="Units per second.")
+    eta_seconds = models.FloatField(null=True, blank=True)
     celery_task_id = models.CharField(max_length=64, blank=True)
+    # Times a worker took the job up (starts, resumes and recoveries).
     attempts = models.PositiveIntegerField(default=0)
+    # Times the watchdog found the job's heartbeat stopped and re-queued it.
+    recoveries = models.PositiveIntegerField(default=0)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
     )
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
+    # Written every few seconds by the worker running the job; how a dead worker is noticed.
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        ordering = ["-created_at"]
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["status", "heartbeat_at"], name="job_status_heartbeat")]
 
     def __str__(self) -> str:
-        return f"{self.get_kind_display()} #{self.pk} ({self.status})"
+        return f"{self.title or self.kind} #{self.pk} ({self.status})"
 
     @property
     def is_finished(self) -> bool:
         return self.status in self.FINISHED
+
+    @property
+    def display_title(self) -> str:
+        return self.title or f"{self.kind_label} #{self.pk}"
+
+    @property
+    def kind_label(self) -> str:
+        from .registry import job_kind_get
+
+        kind = job_kind_get(self.kind, default=None)
+        return kind.label if kind else self.kind

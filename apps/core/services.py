@@ -1,83 +1,430 @@
-"""Job bookkeeping. A job row is the source of truth for progress and outcome."""
+"""The one job system: create, dispatch, run (with heartbeat and one retry policy), report
+progress, cancel, resume and recover every background job. A job row is the source of truth;
+each app describes its kinds in the registry (apps/core/registry.py).
+
+Life of a job: job_create -> job_dispatch (after commit; an unreachable broker fails the job
+with the reason) -> a worker's task calls job_run, which marks it running, beats its heartbeat
+from a thread while the work runs and records the outcome. A worker that dies stops the
+heartbeat; the watchdog (jobs_recover, run in every worker and by `manage.py jobs_recover`)
+re-queues the job, or fails it with the reason after KASAUTI_JOB_MAX_RECOVERIES tries.
+"""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterable
+from datetime import timedelta
 from typing import Any
 
-from django.db import transaction
+from django.conf import settings
+from django.db import InterfaceError, OperationalError, connections, transaction
+from django.db.models import F, Q
 from django.utils import timezone
 
+from .errors import ConflictError, KasautiError
 from .models import Job
+from .registry import job_kind_get
 
 logger = logging.getLogger(__name__)
 
+# Worth retrying: the database or the network blinked. Anything else will fail the same way.
+TRANSIENT_ERRORS = (OperationalError, InterfaceError, ConnectionError, TimeoutError)
+MAX_RETRIES = 5
 
-def job_create(*, kind: str, params: dict[str, Any], created_by=None) -> Job:
-    return Job.objects.create(kind=kind, params=params, created_by=created_by)
+
+class JobCancelled(Exception):
+    """Raised into the work when its job was cancelled; the run wrapper stops quietly (any
+    transaction the work holds rolls back)."""
 
 
-def job_dispatch(*, job: Job, task: Any) -> Job:
-    """Send the job's task once the surrounding transaction has committed, so the worker never
-    looks for a job row that is not visible yet. If the broker cannot be reached the job is
-    marked failed with the reason instead of the request failing with a server error."""
+# --- create and dispatch ------------------------------------------------------------------
+
+
+def job_create(
+    *,
+    kind: str,
+    params: dict[str, Any],
+    title: str = "",
+    unit: str = "",
+    created_by=None,
+) -> Job:
+    job_kind_get(kind)  # an unregistered kind is a programming error: fail loudly here
+    return Job.objects.create(
+        kind=kind, title=title[:200], params=params, progress_unit=unit, created_by=created_by
+    )
+
+
+def celery_app():
+    """The Celery app tasks are sent with (the project's, set up in kasauti/__init__.py)."""
+    from celery import current_app
+
+    return current_app
+
+
+def task_send(*, job_id: int, name: str, args_list: Iterable[list[Any]]) -> None:
+    """Send tasks by name once the surrounding transaction commits (the worker never looks for
+    rows that are not visible yet; services never import tasks). If the broker cannot be
+    reached, the job is failed with the reason instead of the request failing."""
+    args_list = [list(args) for args in args_list]
 
     def send() -> None:
         try:
-            task.delay(job.pk)
+            app = celery_app()
+            for args in args_list:
+                app.send_task(name, args=args)
         except Exception as exc:  # kombu raises several types for an unreachable broker
-            logger.exception("could not queue job %s", job.pk)
-            job_fail(job_id=job.pk, error=f"could not reach the task broker: {exc}")
+            logger.exception("could not queue %s for job %s", name, job_id)
+            job_fail(job_id=job_id, error=f"could not reach the task broker: {exc}")
 
     transaction.on_commit(send)
+
+
+def job_dispatch(*, job: Job) -> Job:
+    """Queue the job's task (its kind's `task`, called with the job id) after commit."""
+    task_send(job_id=job.pk, name=job_kind_get(job.kind).task, args_list=[[job.pk]])
     return job
 
 
+# --- state changes ------------------------------------------------------------------------
+
+
 def job_start(*, job_id: int, celery_task_id: str = "") -> Job | None:
-    """Mark a job running. Returns None if it already finished (a redelivered task)."""
+    """Mark a job running (and beat its heartbeat). Returns None if it already finished: a
+    redelivered or recovered message of a job that is done is a no-op."""
     with transaction.atomic():
         job = Job.objects.select_for_update().get(pk=job_id)
         if job.is_finished:
             return None
+        now = timezone.now()
         job.status = Job.Status.RUNNING
-        job.started_at = job.started_at or timezone.now()
+        job.started_at = job.started_at or now
+        job.heartbeat_at = now
         job.attempts += 1
-        job.celery_task_id = celery_task_id
-        job.save(update_fields=["status", "started_at", "attempts", "celery_task_id"])
+        job.celery_task_id = celery_task_id[:64]
+        job.save(
+            update_fields=["status", "started_at", "heartbeat_at", "attempts", "celery_task_id"]
+        )
     return job
 
 
-def job_progress(*, job_id: int, done: int, total: int) -> None:
-    Job.objects.filter(pk=job_id).update(progress_done=done, progress_total=total)
-
-
-def job_succeed(*, job_id: int, result: dict[str, Any]) -> None:
-    Job.objects.filter(pk=job_id).update(
-        status=Job.Status.SUCCEEDED, result=result, error="", finished_at=timezone.now()
-    )
-
-
-def job_fail(*, job_id: int, error: str) -> None:
-    Job.objects.filter(pk=job_id).update(
-        status=Job.Status.FAILED, error=error, finished_at=timezone.now()
-    )
-
-
-def job_run(*, job_id: int, celery_task_id: str, work: Callable[[Job], dict[str, Any]]) -> None:
-    """Run `work` for a job and record the outcome. Domain errors fail the job with their
-    message; anything else fails it too and is re-raised so the worker logs the traceback."""
-    from .errors import KasautiError
-
-    job = job_start(job_id=job_id, celery_task_id=celery_task_id)
+def job_progress(*, job_id: int, done: int, total: int | None = None, started_at=None) -> None:
+    """Record progress (and a heartbeat), with the rate and ETA it implies. Raises
+    JobCancelled if the job was cancelled meanwhile."""
+    now = timezone.now()
+    job = Job.objects.filter(pk=job_id).values("status", "started_at", "progress_total").first()
     if job is None:
         return
+    if job["status"] == Job.Status.CANCELLED:
+        raise JobCancelled(job_id)
+    total = job["progress_total"] if total is None else total
+    started = started_at or job["started_at"]
+    elapsed = (now - started).total_seconds() if started else 0.0
+    rate = done / elapsed if done and elapsed > 0 else None
+    Job.objects.filter(pk=job_id, status=Job.Status.RUNNING).update(
+        progress_done=done,
+        progress_total=total,
+        rate=rate,
+        eta_seconds=(max(total - done, 0) / rate) if rate else None,
+        heartbeat_at=now,
+    )
+
+
+def job_heartbeat(*, job_id: int) -> bool:
+    """Say the job is alive; False if it is no longer running (cancelled, finished)."""
+    return bool(
+        Job.objects.filter(pk=job_id, status=Job.Status.RUNNING).update(heartbeat_at=timezone.now())
+    )
+
+
+def job_succeed(*, job_id: int, result: dict[str, Any]) -> bool:
+    """Finish a running job. Only the first finisher wins: a duplicate run (a recovered job
+    whose first worker was only slow) cannot overwrite the result."""
+    return bool(
+        Job.objects.filter(pk=job_id, status__in=(Job.Status.QUEUED, Job.Status.RUNNING)).update(
+            status=Job.Status.SUCCEEDED,
+            result=result,
+            error="",
+            progress_done=F("progress_total"),
+            eta_seconds=0,
+            finished_at=timezone.now(),
+        )
+    )
+
+
+def job_fail(*, job_id: int, error: str) -> bool:
+    """Fail an unfinished job with the reason (a finished one is left alone)."""
+    failed = bool(
+        Job.objects.filter(pk=job_id, status__in=(Job.Status.QUEUED, Job.Status.RUNNING)).update(
+            status=Job.Status.FAILED, error=error, eta_seconds=None, finished_at=timezone.now()
+        )
+    )
+    if failed:
+        logger.warning("job %s failed: %s", job_id, error)
+    return failed
+
+
+def job_cancel(*, job: Job) -> Job:
+    """Stop a job. Running work sees it at its next progress report and stops (its open
+    transaction rolls back); queued messages find it finished and do nothing."""
+    with transaction.atomic():
+        job = Job.objects.select_for_update().get(pk=job.pk)
+        if job.is_finished:
+            raise ConflictError(f"job #{job.pk} has already {job.status}; nothing to cancel")
+        job.status = Job.Status.CANCELLED
+        job.finished_at = timezone.now()
+        job.eta_seconds = None
+        job.save(update_fields=["status", "finished_at", "eta_seconds"])
+        kind = job_kind_get(job.kind)
+        if kind.on_cancel:
+            kind.on_cancel(job)
+    return job
+
+
+def job_resume(*, job: Job) -> Job:
+    """Give an unfinished or failed job another go: what it has done stays done (every kind's
+    work is idempotent) and the rest is queued again. A cancelled job can be resumed too."""
+    with transaction.atomic():
+        job = Job.objects.select_for_update().get(pk=job.pk)
+        if job.status == Job.Status.SUCCEEDED:
+            raise ConflictError(f"job #{job.pk} has succeeded; nothing to resume")
+        if job.status in (Job.Status.FAILED, Job.Status.CANCELLED):
+            job.status = Job.Status.QUEUED if job.started_at is None else Job.Status.RUNNING
+            job.error = ""
+            job.finished_at = None
+        job.heartbeat_at = timezone.now()
+        job.save(update_fields=["status", "error", "finished_at", "heartbeat_at"])
+        _requeue(job)
+    return job
+
+
+def _requeue(job: Job) -> None:
+    kind = job_kind_get(job.kind)
+    if kind.resume is not None:
+        kind.resume(job)
+    else:
+        job_dispatch(job=job)
+
+
+# --- running ------------------------------------------------------------------------------
+
+
+class Heartbeat:
+    """Beats a job's heartbeat from a thread with its own database connection while the work
+    runs, so a long step (one COPY, one model call) never looks dead, and writes progress the
+    work reported in memory: the work may hold its own connection in a long transaction or a
+    COPY, and its progress is still visible to the page meanwhile. Sets `cancelled` when the
+    job was cancelled, which the next report turns into JobCancelled."""
+
+    def __init__(self, *, job_id: int, interval: float) -> None:
+        self.job_id = job_id
+        self.interval = interval
+        self.cancelled = False
+        self._pending: tuple[int, int | None] | None = None
+        self._started_at = timezone.now()
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name=f"job-{job_id}-heartbeat")
+        self._thread.daemon = True
+
+    def report(self, done: int, total: int | None = None) -> None:
+        if self.cancelled:
+            raise JobCancelled(self.job_id)
+        with self._lock:
+            self._pending = (done, total)
+
+    def _beat(self) -> None:
+        with self._lock:
+            pending, self._pending = self._pending, None
+        try:
+            if pending is not None:
+                job_progress(
+                    job_id=self.job_id,
+                    done=pending[0],
+                    total=pending[1],
+                    started_at=self._started_at,
+                )
+            elif not job_heartbeat(job_id=self.job_id):
+                self.cancelled = Job.objects.filter(
+                    pk=self.job_id, status=Job.Status.CANCELLED
+                ).exists()
+        except JobCancelled:
+            self.cancelled = True
+        except Exception:  # a missed beat is not worth killing the work for
+            logger.warning("heartbeat of job %s failed", self.job_id, exc_info=True)
+
+    def _loop(self) -> None:
+        try:
+            while not self._stop.wait(self.interval):
+                self._beat()
+            self._beat()  # the last reported progress
+        finally:
+            connections.close_all()
+
+    def __enter__(self) -> Heartbeat:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self._stop.set()
+        self._thread.join(timeout=30)
+
+
+class InlineReporter:
+    """The progress reporter when no heartbeat thread runs (the work runs in the caller: a
+    management command, a test). It only keeps the numbers, for the same reason as the
+    heartbeat (the work may hold its connection in a COPY); they are written at the end."""
+
+    def __init__(self, *, job_id: int) -> None:
+        self.job_id = job_id
+        self.pending: tuple[int, int | None] | None = None
+
+    def report(self, done: int, total: int | None = None) -> None:
+        self.pending = (done, total)
+
+    def flush(self) -> None:
+        if self.pending is not None:
+            job_progress(job_id=self.job_id, done=self.pending[0], total=self.pending[1])
+
+
+Work = Callable[[Job, Callable[..., None]], dict[str, Any] | None]
+
+
+def job_run(
+    *,
+    job_id: int,
+    work: Work,
+    task: Any = None,
+    continues: bool = False,
+) -> None:
+    """The one run wrapper of every job task. Marks the job running (unless `continues`: a
+    later step of a job already running, like a translation chunk), runs
+    `work(job, report)` with the heartbeat beating, and records the outcome:
+    * a dict result finishes the job (succeeded); None leaves it running for a later step;
+    * a KasautiError fails the job with its message;
+    * a transient database or network error is retried with backoff (MAX_RETRIES times), then
+      fails the job; anything else fails it and is re-raised so the worker logs the traceback;
+    * a cancelled job stops at the work's next progress report.
+    `report(done, total=None)` records progress; call it per sub-batch."""
+    celery_task_id = getattr(getattr(task, "request", None), "id", None) or ""
+    if continues:
+        job = Job.objects.filter(pk=job_id).first()
+        if job is None or job.status != Job.Status.RUNNING:
+            return  # cancelled, failed or done meanwhile: this step is not wanted
+    else:
+        job = job_start(job_id=job_id, celery_task_id=celery_task_id)
+        if job is None:
+            return
+    # A worker process (not a direct call or an eager `apply`, which run in the caller and
+    # its transaction): only there does a heartbeat thread with its own connection make sense.
+    request = getattr(task, "request", None)
+    in_worker = request is not None and not (request.called_directly or request.is_eager)
+    interval = settings.KASAUTI_JOB_HEARTBEAT_SECONDS
     try:
-        result = work(job)
+        if in_worker and interval > 0:
+            with Heartbeat(job_id=job_id, interval=interval) as beat:
+                result = work(job, beat.report)
+        else:
+            reporter = InlineReporter(job_id=job_id)
+            result = work(job, reporter.report)
+            reporter.flush()
+    except JobCancelled:
+        logger.info("job %s was cancelled; stopped", job_id)
+        return
     except KasautiError as exc:
         job_fail(job_id=job_id, error=str(exc))
         return
+    except TRANSIENT_ERRORS as exc:
+        retries = task.request.retries if in_worker else MAX_RETRIES
+        if retries >= MAX_RETRIES:
+            job_fail(job_id=job_id, error=f"gave up after {retries} retries: {exc!r}")
+            raise
+        logger.warning("job %s: transient error, retrying: %s", job_id, exc)
+        raise task.retry(exc=exc, countdown=min(5 * 2**retries, 20)) from exc
     except Exception as exc:
         job_fail(job_id=job_id, error=f"{type(exc).__name__}: {exc}")
         raise
-    job_succeed(job_id=job_id, result=result)
+    if result is not None:
+        job_succeed(job_id=job_id, result=result)
+
+
+# --- watchdog -----------------------------------------------------------------------------
+
+
+def jobs_recover(*, stale_after: timedelta | None = None, include_queued: bool = False) -> dict:
+    """Find jobs whose heartbeat stopped (their worker died) and re-queue them, or fail them
+    with the reason once they have been recovered KASAUTI_JOB_MAX_RECOVERIES times. With
+    `include_queued`, jobs queued for longer than `stale_after` are queued again too (at worker
+    start: a message may have died with the previous worker). Safe to run from several workers
+    at once: each job is taken under a row lock that the others skip."""
+    if stale_after is None:
+        stale_after = timedelta(seconds=settings.KASAUTI_JOB_STALE_SECONDS)
+    cutoff = timezone.now() - stale_after
+    stale = Q(status=Job.Status.RUNNING) & (
+        Q(heartbeat_at__lt=cutoff) | Q(heartbeat_at__isnull=True, started_at__lt=cutoff)
+    )
+    if include_queued:
+        stale |= Q(status=Job.Status.QUEUED, created_at__lt=cutoff) & (
+            Q(heartbeat_at__isnull=True) | Q(heartbeat_at__lt=cutoff)
+        )
+    outcome: dict[str, list[int]] = {"requeued": [], "failed": []}
+    for job_id in list(Job.objects.filter(stale).values_list("id", flat=True)[:100]):
+        with transaction.atomic():
+            job = (
+                Job.objects.select_for_update(skip_locked=True).filter(Q(pk=job_id) & stale).first()
+            )
+            if job is None:
+                continue  # another watchdog has it, or it came back to life
+            seconds = int(stale_after.total_seconds())
+            if job.recoveries >= settings.KASAUTI_JOB_MAX_RECOVERIES:
+                job_fail(
+                    job_id=job.pk,
+                    error=(
+                        f"the worker running this job stopped (no heartbeat for {seconds} s) "
+                        f"{job.recoveries + 1} times; gave up. Resume it when workers are "
+                        "healthy."
+                    ),
+                )
+                outcome["failed"].append(job.pk)
+                continue
+            job.recoveries += 1
+            job.heartbeat_at = timezone.now()  # the others leave it alone for a while
+            job.save(update_fields=["recoveries", "heartbeat_at"])
+            logger.warning(
+                "job %s: no heartbeat for %s s (worker lost?); re-queued (recovery %s)",
+                job.pk,
+                seconds,
+                job.recoveries,
+            )
+            _requeue(job)
+            outcome["requeued"].append(job.pk)
+    return outcome
+
+
+class Watchdog:
+    """Runs jobs_recover every few seconds in a daemon thread of a worker process: recovery
+    does not depend on the broker's visibility timeout or on anyone pressing a button."""
+
+    def __init__(self, *, interval: float) -> None:
+        self.interval = interval
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="job-watchdog", daemon=True)
+
+    def start(self) -> Watchdog:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def _loop(self) -> None:
+        first = True
+        while not self._stop.is_set():
+            try:
+                jobs_recover(include_queued=first)
+                first = False
+            except Exception:
+                logger.exception("job watchdog pass failed")
+            finally:
+                connections.close_all()
+            self._stop.wait(self.interval)

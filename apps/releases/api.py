@@ -105,8 +105,9 @@ class ReleaseDetailApi(APIView):
 
 
 class DatasetReleaseCreateApi(APIView):
-    """Create the next release of a dataset. Synchronous by default; `?async=1` queues a job
-    and answers 202 with it (poll /api/jobs/<id>/)."""
+    """Create the next release of a dataset (201). If nothing changed since the latest release,
+    that release is returned (200) instead of a copy. Synchronous by default; `?async=1`
+    queues a job and answers 202 with it (poll /api/jobs/<id>/)."""
 
     permission_classes = [IsResearcher]
 
@@ -124,6 +125,7 @@ class DatasetReleaseCreateApi(APIView):
         request=InputSerializer,
         parameters=[OpenApiParameter("async", OpenApiTypes.BOOL, description="Queue a job.")],
         responses={
+            200: OutputSerializer,
             201: OutputSerializer,
             202: JobOutputSerializer,
             400: ErrorSerializer,
@@ -139,8 +141,13 @@ class DatasetReleaseCreateApi(APIView):
             job = release_create_async(dataset=dataset, requested_by=request.user, notes=notes)
             return Response(JobOutputSerializer(job).data, status=status.HTTP_202_ACCEPTED)
         release = release_create(dataset=dataset, created_by=request.user, notes=notes)
+        # Identical to the latest release: that release is the answer (200), no copy is made.
+        reused = getattr(release, "reused", False)
         release = release_get(release_id=release.pk)
-        return Response(self.OutputSerializer(release).data, status=status.HTTP_201_CREATED)
+        return Response(
+            self.OutputSerializer(release).data,
+            status=status.HTTP_200_OK if reused else status.HTTP_201_CREATED,
+        )
 
 
 class IgnoreFormatNegotiation(BaseContentNegotiation):

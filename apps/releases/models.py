@@ -71,6 +71,9 @@ class Release(ImmutableModel):
     # {"total": N, "by_category_language": {cat: {lang: n}}, "sentence_pairs": n,
     #  "tuples": n, "context_sets": n}
     counts = models.JSONField(default=dict)
+    # What the release froze, in short (see services._live_fingerprint): a request for a release
+    # identical to the latest one returns the latest instead of making a copy.
+    fingerprint = models.CharField(max_length=64, blank=True)
 
     class Meta:
         ordering = ["dataset", "-number"]

@@ -18,15 +18,18 @@ import django_filters
 from django.db import connection
 from django.db.models import QuerySet, TextField
 from django.db.models.functions import Cast
+from django.urls import reverse
 
 from apps.catalog.models import (
     ContextSentence,
     ContextSet,
+    Dataset,
     Instance,
     SentencePair,
     StereotypeTuple,
     TemplateVersion,
 )
+from apps.core.filters import ReferenceFilter
 
 from .models import FileKind, Release, ReleaseFile
 from .published import published_instance_rows, release_is_published
@@ -39,8 +42,9 @@ Row = dict[str, Any]
 
 
 class ReleaseFilter(django_filters.FilterSet):
-    dataset = django_filters.NumberFilter(field_name="dataset_id")
-    dataset_name = django_filters.CharFilter(field_name="dataset__name")
+    dataset = ReferenceFilter(model=Dataset)
+    # Kept for existing clients; `dataset` takes the name too.
+    dataset_name = ReferenceFilter(model=Dataset, field_name="dataset")
 
     class Meta:
         model = Release
@@ -418,3 +422,16 @@ def release_rows(*, release: Release, kind: str) -> Iterator[Row]:
     if kind == FileKind.CONTEXT_SETS:
         return dataset_context_set_rows(dataset_id=release.dataset_id)
     raise ValueError(f"unknown release file kind {kind!r}")
+
+
+def release_list_for_page(*, dataset_id: int) -> list[Release]:
+    """The dataset's releases, newest first, each with its files (one query for all files)
+    and a download URL on every file."""
+    releases = list(
+        Release.objects.filter(dataset_id=dataset_id).prefetch_related("files").order_by("-number")
+    )
+    for release in releases:
+        export = reverse("release-export", args=[release.pk])
+        for release_file in release.files.all():
+            release_file.url = f"{export}?format={release_file.format}&kind={release_file.kind}"
+    return releases

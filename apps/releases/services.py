@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import os
 import shutil
 import uuid
 from collections import defaultdict
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from pathlib import Path
@@ -18,7 +20,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Count, Max
+from django.db.models import Count, Max, Min
 from django.utils.text import slugify
 
 from apps.catalog.models import ContextSet, Dataset, Instance, SentencePair, StereotypeTuple
@@ -30,6 +32,9 @@ from .models import TABLE_KINDS, FileKind, Release, ReleaseFile, ReleaseInstance
 from .published import CONTENT_TYPES, published_file_write, release_is_published
 from .selectors import release_instance_line_batches, release_latest, release_rows
 from .writers import WRITERS, HashingFile, batched
+
+# progress(done, total): rows written so far, per batch.
+Progress = Callable[[int, int], None]
 
 COPY_BLOCK = 1024 * 1024
 
@@ -91,6 +96,22 @@ def _live_counts(dataset: Dataset) -> dict[str, Any]:
     }
 
 
+def _live_fingerprint(dataset: Dataset, counts: dict[str, Any]) -> str:
+    """A digest of what a release of the dataset would freeze now: the counts and the id
+    range of its live rows. Instances are never edited in place (a new template version makes
+    new rows and retires the old), so equal counts and id ranges mean the same rows."""
+    marks: dict[str, Any] = {"counts": counts}
+    for name, queryset in (
+        ("instances", Instance.objects.filter(dataset=dataset, retired_at__isnull=True)),
+        ("sentence_pairs", SentencePair.objects.filter(dataset=dataset)),
+        ("tuples", StereotypeTuple.objects.filter(dataset=dataset)),
+        ("context_sets", ContextSet.objects.filter(dataset=dataset)),
+    ):
+        marks[name] = queryset.aggregate(low=Min("id"), high=Max("id"), n=Count("id"))
+    encoded = json.dumps(marks, sort_keys=True, default=str).encode()
+    return hashlib.sha256(encoded).hexdigest()
+
+
 def _membership_insert(*, release: Release) -> int:
     """Freeze the dataset's live instances into the release: one INSERT ... SELECT, nothing
     passes through Python."""
@@ -105,11 +126,16 @@ def _membership_insert(*, release: Release) -> int:
         return cursor.rowcount
 
 
-def _files_write(*, release: Release, directory: Path, relative_dir: str) -> list[ReleaseFile]:
+def _files_write(
+    *, release: Release, directory: Path, relative_dir: str, progress: Progress | None = None
+) -> list[ReleaseFile]:
     """Write every kind in every format: one database pass per kind, fanned out to the three
     writers batch by batch, each hashing as it writes. On PostgreSQL the instances (the bulk
     of any release) arrive already serialised; elsewhere (SQLite) as row dicts."""
     files: list[ReleaseFile] = []
+    counts = release.counts
+    total = sum(counts.get(key, 0) for key in ("total", "sentence_pairs", "tuples", "context_sets"))
+    done = 0
     for kind in TABLE_KINDS:  # the published layout is written by apps.releases.published
         with ExitStack() as stack:
             sinks: dict[str, HashingFile] = {}
@@ -140,10 +166,16 @@ def _files_write(*, release: Release, directory: Path, relative_dir: str) -> lis
                             for writer in writers.values()
                         ]:
                             future.result()
+                        done += line_batch.rows
+                        if progress:
+                            progress(done, total)  # rows written, per batch
             else:
                 for batch in batched(release_rows(release=release, kind=kind)):
                     for writer in writers.values():
                         writer.write_batch(batch)
+                    done += len(batch)
+                    if progress:
+                        progress(done, total)  # rows written, per batch
             for writer in writers.values():
                 writer.close()
             for file_format, writer in writers.items():
@@ -174,7 +206,9 @@ def _check_instantiated(dataset: Dataset) -> None:
         )
 
 
-def release_create(*, dataset: Dataset, created_by=None, notes: str = "") -> Release:
+def release_create(
+    *, dataset: Dataset, created_by=None, notes: str = "", progress: Progress | None = None
+) -> Release:
     """Create the next release of a dataset: freeze its live instances, write its files once
     (into a temporary directory, renamed into place at the end) and record their checksums.
     All-or-nothing: on any failure no row and no file remains."""
@@ -194,13 +228,21 @@ def release_create(*, dataset: Dataset, created_by=None, notes: str = "") -> Rel
                     f"dataset {dataset.name!r} has nothing to release: no live instances, "
                     "sentence pairs, tuples or context sets"
                 )
-            number = (dataset.releases.aggregate(m=Max("number"))["m"] or 0) + 1
+            fingerprint = _live_fingerprint(dataset, counts)
+            latest = dataset.releases.order_by("-number").first()
+            if latest is not None and latest.fingerprint == fingerprint:
+                # Identical to the latest release (a double click, concurrent requests: the
+                # lock above serialises them): that release is the answer, not a copy.
+                latest.reused = True
+                return latest
+            number = (latest.number if latest else 0) + 1
             release = Release.objects.create(
                 dataset=dataset,
                 number=number,
                 notes=notes,
                 created_by=created_by,
                 counts=counts,
+                fingerprint=fingerprint,
             )
             if _membership_insert(release=release) != counts["total"]:
                 raise ConflictError(
@@ -213,7 +255,12 @@ def release_create(*, dataset: Dataset, created_by=None, notes: str = "") -> Rel
             tmp_dir = final_dir.parent / f".tmp-{number}-{uuid.uuid4().hex}"
             tmp_dir.mkdir()
             ReleaseFile.objects.bulk_create(
-                _files_write(release=release, directory=tmp_dir, relative_dir=relative_dir)
+                _files_write(
+                    release=release,
+                    directory=tmp_dir,
+                    relative_dir=relative_dir,
+                    progress=progress,
+                )
                 + published_file_write(
                     release=release, directory=tmp_dir, relative_dir=relative_dir
                 )
@@ -237,14 +284,17 @@ def release_create_async(*, dataset: Dataset, requested_by=None, notes: str = ""
     """Queue a release job; the worker picks it up after this transaction commits."""
     from apps.core.services import job_create, job_dispatch
 
-    from .tasks import release_dataset_task
+    from .jobs import RELEASE
 
-    job = job_create(
-        kind=Job.Kind.RELEASE,
-        params={"dataset_id": dataset.pk, "notes": notes},
-        created_by=requested_by,
-    )
-    return job_dispatch(job=job, task=release_dataset_task)
+    with transaction.atomic():
+        job = job_create(
+            kind=RELEASE,
+            title=f"Release dataset {dataset.name}",
+            params={"dataset_id": dataset.pk, "dataset_name": dataset.name, "notes": notes},
+            unit="rows",
+            created_by=requested_by,
+        )
+        return job_dispatch(job=job)
 
 
 def release_summary(*, release: Release) -> dict[str, Any]:
@@ -253,6 +303,8 @@ def release_summary(*, release: Release) -> dict[str, Any]:
         "release_id": release.pk,
         "number": release.number,
         "dataset": release.dataset.name,
+        # True when the request matched the latest release and no new release was made.
+        "reused": getattr(release, "reused", False),
         "created_at": release.created_at.isoformat(),
         "counts": release.counts,
         "files": [

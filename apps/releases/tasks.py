@@ -1,3 +1,6 @@
+"""Celery tasks of the releases app: take a job id, call one service through core's run
+wrapper."""
+
 from __future__ import annotations
 
 from celery import shared_task
@@ -12,11 +15,14 @@ from .services import release_create, release_summary
 def release_dataset_task(self, job_id: int) -> None:
     """Create a release for the job's dataset; the job's result is the release summary."""
 
-    def work(job):
+    def work(job, report):
         dataset = Dataset.objects.get(pk=job.params["dataset_id"])
         release = release_create(
-            dataset=dataset, created_by=job.created_by, notes=job.params.get("notes", "")
+            dataset=dataset,
+            created_by=job.created_by,
+            notes=job.params.get("notes", ""),
+            progress=report,
         )
         return release_summary(release=release)
 
-    job_run(job_id=job_id, celery_task_id=self.request.id or "", work=work)
+    job_run(job_id=job_id, task=self, work=work)

@@ -34,6 +34,8 @@ import pyarrow.compute as pc
 import pyarrow.json as pa_json
 import pyarrow.parquet as pq
 
+from .csv_safety import csv_cell_neutralise, csv_cell_restore, csv_cells_neutralise
+
 Row = dict[str, Any]
 
 BATCH_SIZE = 5000
@@ -378,7 +380,8 @@ class JsonlWriter(Writer):
 
 
 class CsvWriter(Writer):
-    """Same columns as JSONL; nested values (structs, lists) are JSON strings."""
+    """Same columns as JSONL; nested values (structs, lists) are JSON strings. Text cells
+    that a spreadsheet would run as a formula are neutralised (csv_safety)."""
 
     format = "csv"
     extension = "csv"
@@ -388,6 +391,7 @@ class CsvWriter(Writer):
         super().__init__(fileobj, kind=kind)
         self.names = self.schema.names
         self.nested = [_is_nested(field) for field in self.schema]
+        self.text = [pa.types.is_string(field.type) for field in self.schema]
         self.header_written = False
 
     def write_batch(self, rows: list[Row]) -> None:
@@ -397,9 +401,17 @@ class CsvWriter(Writer):
             out.writerow(self.names)
             self.header_written = True
         dumps = json.JSONEncoder(ensure_ascii=False).encode
-        pairs = list(zip(self.names, self.nested, strict=True))
+        columns = list(zip(self.names, self.nested, self.text, strict=True))
         out.writerows(
-            [dumps(row[name]) if nested else row[name] for name, nested in pairs] for row in rows
+            [
+                dumps(row[name])
+                if nested
+                else csv_cell_neutralise(row[name])
+                if text and row[name] is not None
+                else row[name]
+                for name, nested, text in columns
+            ]
+            for row in rows
         )
         self.fileobj.write(buffer.getvalue().encode("utf-8"))
         self.rows += len(rows)
@@ -414,6 +426,8 @@ class CsvWriter(Writer):
             _csv_quote(
                 nested[field.name]
                 if field.name in nested
+                else csv_cells_neutralise(_csv_cells(batch.table.column(field.name), field))
+                if pa.types.is_string(field.type)
                 else _csv_cells(batch.table.column(field.name), field)
             )
             for field in self.schema
@@ -483,6 +497,8 @@ class CsvReader(Reader):
                 decoders[field.name] = json.loads
             elif pa.types.is_integer(field.type):
                 decoders[field.name] = int
+            elif pa.types.is_string(field.type):
+                decoders[field.name] = csv_cell_restore
         try:
             for row in csv.DictReader(text):
                 yield {

@@ -18,9 +18,10 @@ class TranslationJobAdmin(admin.ModelAdmin):
         "phase",
         "done_strings",
         "total_strings",
-        "created_at",
+        "core_job",
     ]
-    list_filter = ["status", "source"]
+    list_filter = ["core_job__status", "source"]
+    list_select_related = ["dataset", "core_job"]
     readonly_fields = [field.name for field in TranslationJob._meta.fields]
 
 

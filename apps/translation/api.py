@@ -6,17 +6,14 @@ queue); only researchers and admins start, cancel or resume jobs.
 
 from __future__ import annotations
 
-from django.db import transaction
-from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_serializer
 from rest_framework import generics, serializers, status
-from rest_framework.permissions import SAFE_METHODS, BasePermission
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
-from apps.accounts.permissions import HasRole, IsResearcher
-from apps.accounts.roles import is_researcher, user_roles
+from apps.accounts.permissions import HasRole, ResearcherOrReadOnly
 from apps.catalog.models import Dataset
+from apps.core.api import JobOutputSerializer
+from apps.core.filters import choice_param, reference_param
 from apps.releases.models import Release
 
 from . import selectors, services
@@ -31,19 +28,12 @@ from .models import (
 )
 
 
-class TranslationJobPermission(BasePermission):
-    message = "Only researchers and admins can start translation jobs."
-
-    def has_permission(self, request, view) -> bool:
-        if not user_roles(request.user):
-            return False
-        return request.method in SAFE_METHODS or is_researcher(request.user)
-
-
 class TranslationJobOutput(serializers.ModelSerializer):
+    """What only a translation job has; its state (status, progress, rate, ETA, error, result,
+    summary, links) is `job`, the core job every poller reads (also at /api/jobs/<id>/)."""
+
     dataset_name = serializers.CharField(source="dataset.name", read_only=True)
-    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
-    is_stale = serializers.SerializerMethodField()
+    job = JobOutputSerializer(source="core_job", read_only=True)
 
     class Meta:
         model = TranslationJob
@@ -55,32 +45,16 @@ class TranslationJobOutput(serializers.ModelSerializer):
             "languages",
             "threshold",
             "source",
-            "status",
             "phase",
-            "error",
             "forward_model_version",
             "backward_model_version",
             "embedder_version",
             "strings_in_items",
             "unique_strings",
-            "total_strings",
             "cached_strings",
-            "done_strings",
             "progress_by_language",
-            "rate",
-            "eta_seconds",
-            "result",
-            "core_job",
-            "created_by",
-            "created_at",
-            "started_at",
-            "heartbeat_at",
-            "finished_at",
-            "is_stale",
+            "job",
         ]
-
-    def get_is_stale(self, job: TranslationJob) -> bool:
-        return selectors.translation_job_is_stale(job)
 
 
 class TranslationJobListApi(generics.ListCreateAPIView):
@@ -111,53 +85,32 @@ class TranslationJobListApi(generics.ListCreateAPIView):
                 )
             return value
 
-    permission_classes = [TranslationJobPermission]
+    permission_classes = [ResearcherOrReadOnly]
     serializer_class = TranslationJobOutput
 
+    @extend_schema(parameters=[OpenApiParameter("dataset", str, description="Id or name.")])
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
     def get_queryset(self):
-        dataset = self.request.query_params.get("dataset")
-        return selectors.translation_job_list(
-            dataset_id=int(dataset) if dataset and dataset.isdigit() else None
-        )
+        dataset = reference_param(self.request.query_params, "dataset", Dataset, name_field="name")
+        return selectors.translation_job_list(dataset_id=dataset.pk if dataset else None)
 
     @extend_schema(request=InputSerializer, responses={202: TranslationJobOutput})
     def post(self, request):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        with transaction.atomic():
-            job = services.translation_job_create(**data.validated_data, created_by=request.user)
+        job = services.translation_job_create(**data.validated_data, created_by=request.user)
         return Response(TranslationJobOutput(job).data, status=status.HTTP_202_ACCEPTED)
 
 
 class TranslationJobDetailApi(generics.RetrieveAPIView):
-    """A job with its live progress (done/total strings overall and per language, rate, ETA)."""
+    """A translation job: languages, models, strings per language, and its core job (status,
+    progress, rate, ETA). Cancel and resume it at /api/jobs/<job.id>/cancel/ and /resume/."""
 
     permission_classes = [HasRole]
     serializer_class = TranslationJobOutput
-    queryset = TranslationJob.objects.select_related("dataset", "created_by")
-
-
-class TranslationJobCancelApi(APIView):
-    permission_classes = [IsResearcher]
-
-    @extend_schema(request=None, responses={200: TranslationJobOutput})
-    def post(self, request, pk: int):
-        job = services.translation_job_cancel(job=get_object_or_404(TranslationJob, pk=pk))
-        return Response(TranslationJobOutput(job).data)
-
-
-class TranslationJobResumeApi(APIView):
-    """Re-queue what an unfinished (or failed) job still needs; harmless if it is running."""
-
-    permission_classes = [IsResearcher]
-
-    @extend_schema(request=None, responses={202: TranslationJobOutput})
-    def post(self, request, pk: int):
-        job = get_object_or_404(TranslationJob, pk=pk)
-        with transaction.atomic():
-            services.translation_job_resume(job=job)
-        job.refresh_from_db()
-        return Response(TranslationJobOutput(job).data, status=status.HTTP_202_ACCEPTED)
+    queryset = TranslationJob.objects.select_related("dataset", "core_job__created_by")
 
 
 class TranslatedStringOutput(serializers.ModelSerializer):
@@ -201,9 +154,8 @@ class TranslatedStringListApi(generics.ListAPIView):
 
     def get_queryset(self):
         params = self.request.query_params
-        job_id = params.get("job")
-        job = get_object_or_404(TranslationJob, pk=job_id) if job_id else None
-        passed_param = params.get("passed", "").lower()
+        job = reference_param(params, "job", TranslationJob)
+        passed_param = choice_param(params, "passed", ["true", "false", "1", "0"])
         passed = {"true": True, "1": True, "false": False, "0": False}.get(passed_param)
         return selectors.translated_string_list(
             job=job, language=params.get("language", ""), passed=passed
@@ -272,11 +224,11 @@ class CorrectionListApi(generics.ListAPIView):
 
     def get_queryset(self):
         params = self.request.query_params
-        job = params.get("job", "")
+        job = reference_param(params, "job", TranslationJob)
         return selectors.correction_list(
-            status=params.get("status", ""),
+            status=choice_param(params, "status", CorrectionItem.Status.values),
             language=params.get("language", ""),
-            job_id=int(job) if job.isdigit() else None,
+            job_id=job.pk if job else None,
         )
 
     def filter_queryset(self, queryset):

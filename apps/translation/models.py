@@ -33,12 +33,9 @@ class TranslationSource(models.TextChoices):
 
 
 class TranslationJob(models.Model):
-    class Status(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        RUNNING = "running", "Running"
-        SUCCEEDED = "succeeded", "Succeeded"
-        FAILED = "failed", "Failed"
-        CANCELLED = "cancelled", "Cancelled"
+    """What only a translation job has. Its state (status, progress done/total, rate, ETA,
+    heartbeat, error, result, who and when) is its core Job's, the one record of every
+    background job; the read-only properties below show it for convenience."""
 
     class Phase(models.TextChoices):
         PENDING = "pending", "Waiting for a worker"
@@ -46,8 +43,9 @@ class TranslationJob(models.Model):
         ASSEMBLING = "assembling", "Assembling translated items"
         DONE = "done", "Done"
 
-    FINISHED = (Status.SUCCEEDED, Status.FAILED, Status.CANCELLED)
-
+    core_job = models.OneToOneField(
+        "core.Job", on_delete=models.CASCADE, related_name="translation"
+    )
     dataset = models.ForeignKey(
         "catalog.Dataset", on_delete=models.CASCADE, related_name="translation_jobs"
     )
@@ -68,41 +66,49 @@ class TranslationJob(models.Model):
     forward_model_version = models.CharField(max_length=100, blank=True)
     backward_model_version = models.CharField(max_length=100, blank=True)
     embedder_version = models.CharField(max_length=100, blank=True)
-    status = models.CharField(max_length=10, choices=Status, default=Status.QUEUED)
     phase = models.CharField(max_length=12, choices=Phase, default=Phase.PENDING)
-    error = models.TextField(blank=True)
-    # Progress, in strings (unique source text x language). Cached strings count as done.
+    # Strings (unique source text x language); the job's progress counts them. Cached strings
+    # count as done.
     strings_in_items = models.PositiveIntegerField(default=0)
     unique_strings = models.PositiveIntegerField(default=0)
-    total_strings = models.PositiveIntegerField(default=0)
     cached_strings = models.PositiveIntegerField(default=0)
-    done_strings = models.PositiveIntegerField(default=0)
     # {"hi": {"total": 120, "done": 64, "cached": 10}, ...}
     progress_by_language = models.JSONField(default=dict, blank=True)
-    rate = models.FloatField(null=True, blank=True, help_text="Strings translated per second.")
-    eta_seconds = models.FloatField(null=True, blank=True)
-    result = models.JSONField(default=dict, blank=True)
-    core_job = models.OneToOneField(
-        "core.Job", null=True, blank=True, on_delete=models.SET_NULL, related_name="translation"
-    )
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    # Last sign of life (a chunk finished, a phase changed): how staleness is judged.
-    heartbeat_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        ordering = ["-created_at", "-id"]
+        ordering = ["-id"]
 
     def __str__(self) -> str:
         return f"Translation #{self.pk} of {self.dataset_id} ({self.status})"
 
+    # --- the core job's state, read-only ---
+    @property
+    def status(self) -> str:
+        return self.core_job.status
+
     @property
     def is_finished(self) -> bool:
-        return self.status in self.FINISHED
+        return self.core_job.is_finished
+
+    @property
+    def error(self) -> str:
+        return self.core_job.error
+
+    @property
+    def result(self) -> dict:
+        return self.core_job.result
+
+    @property
+    def done_strings(self) -> int:
+        return self.core_job.progress_done
+
+    @property
+    def total_strings(self) -> int:
+        return self.core_job.progress_total
+
+    @property
+    def created_by(self):
+        return self.core_job.created_by
 
     @property
     def model_version(self) -> str:

@@ -2,29 +2,16 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
-
-from django.conf import settings
 from django.db.models import QuerySet
-from django.utils import timezone
 
 from .models import CorrectionItem, TranslatedString, TranslationJob, TranslationJobString
 
 
 def translation_job_list(*, dataset_id: int | None = None) -> QuerySet[TranslationJob]:
-    qs = TranslationJob.objects.select_related("dataset", "created_by")
+    qs = TranslationJob.objects.select_related("dataset", "core_job__created_by")
     if dataset_id is not None:
         qs = qs.filter(dataset_id=dataset_id)
     return qs
-
-
-def translation_job_is_stale(job: TranslationJob) -> bool:
-    """No sign of life for longer than the stale limit: offer (or run) a resume."""
-    if job.is_finished:
-        return False
-    last = job.heartbeat_at or job.created_at
-    limit = timedelta(seconds=settings.KASAUTI_TRANSLATION_STALE_SECONDS)
-    return timezone.now() - last > limit
 
 
 def translated_string_list(

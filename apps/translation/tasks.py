@@ -1,89 +1,63 @@
-"""Celery tasks of the translation job. Each takes ids and calls one service.
+"""Celery tasks of the translation job. Each takes an id and calls one service through core's
+run wrapper (one retry policy, heartbeat, outcome).
 
 Routing: translate_chunk goes to the `gpu` queue (settings.CELERY_TASK_ROUTES); the start and
 assembly steps run on the default queue. All are acks_late (global setting) and idempotent,
-so a message redelivered after a worker died is harmless.
+so a message redelivered after a worker died, or re-sent by the watchdog, is harmless.
 """
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Callable
-
 from celery import shared_task
-from celery.signals import worker_ready
-from django.db import InterfaceError, OperationalError, connections
 
 from apps.core.errors import KasautiError
+from apps.core.services import job_run
 from worker.engines.errors import ModelConfigurationError
 
 from . import services
-
-logger = logging.getLogger(__name__)
-
-# Worth retrying: the database or the network blinked. Anything else will fail the same way.
-TRANSIENT_ERRORS = (OperationalError, InterfaceError, ConnectionError, TimeoutError)
-MAX_RETRIES = 6
+from .models import TranslationChunk, TranslationJob
+from .services.dispatch import ASSEMBLE_TASK, CHUNK_TASK, START_TASK
 
 
-def _backoff(retries: int) -> int:
-    return min(5 * 2**retries, 300)
-
-
-def _run(task, *, fail: Callable[[str], None], work: Callable[[], object]) -> None:
-    """Run `work`; retry transient errors with backoff, fail the job on anything else (and on
-    the last retry), so a job never hangs on a chunk that cannot succeed."""
+def _domain_errors(call):
+    """A worker whose models are misconfigured fails the job with the reason (no retry)."""
     try:
-        work()
-    except (ModelConfigurationError, KasautiError) as exc:
-        fail(str(exc))
-    except TRANSIENT_ERRORS as exc:
-        if task.request.retries >= MAX_RETRIES:
-            fail(f"gave up after {MAX_RETRIES} retries: {type(exc).__name__}: {exc}")
-            raise
-        logger.warning("transient error, retrying: %s", exc)
-        raise task.retry(exc=exc, countdown=_backoff(task.request.retries)) from exc
-    except Exception as exc:
-        fail(f"{type(exc).__name__}: {exc}")
-        raise
+        return call()
+    except ModelConfigurationError as exc:
+        raise KasautiError(str(exc)) from exc
 
 
-@shared_task(bind=True, name="apps.translation.tasks.start_translation_job", ignore_result=True)
+@shared_task(bind=True, name=START_TASK, ignore_result=True)
 def start_translation_job(self, job_id: int) -> None:
-    _run(
-        self,
-        fail=lambda error: services.translation_job_fail(job_id=job_id, error=error),
-        work=lambda: services.translation_job_start(job_id=job_id),
-    )
+    """job_id: the core job."""
+
+    def work(job, report):
+        translation = TranslationJob.objects.get(core_job_id=job.pk)
+        _domain_errors(lambda: services.translation_job_start(job_id=translation.pk))
+
+    job_run(job_id=job_id, task=self, work=work)
 
 
-@shared_task(bind=True, name="apps.translation.tasks.translate_chunk", ignore_result=True)
+@shared_task(bind=True, name=CHUNK_TASK, ignore_result=True)
 def translate_chunk(self, chunk_id: int) -> None:
-    _run(
-        self,
-        fail=lambda error: services.translation_chunk_fail(chunk_id=chunk_id, error=error),
-        work=lambda: services.translation_chunk_run(chunk_id=chunk_id),
-    )
+    core_job_id = (
+        TranslationChunk.objects.filter(pk=chunk_id).values_list("job__core_job_id", flat=True)
+    ).first()
+    if core_job_id is None:
+        return
+
+    def work(job, report):
+        _domain_errors(lambda: services.translation_chunk_run(chunk_id=chunk_id, report=report))
+
+    job_run(job_id=core_job_id, task=self, work=work, continues=True)
 
 
-@shared_task(bind=True, name="apps.translation.tasks.assemble_translation_job", ignore_result=True)
+@shared_task(bind=True, name=ASSEMBLE_TASK, ignore_result=True)
 def assemble_translation_job(self, job_id: int) -> None:
-    _run(
-        self,
-        fail=lambda error: services.translation_job_fail(job_id=job_id, error=error),
-        work=lambda: services.translation_job_assemble(job_id=job_id),
-    )
+    """job_id: the core job."""
 
+    def work(job, report):
+        translation = TranslationJob.objects.get(core_job_id=job.pk)
+        services.translation_job_assemble(job_id=translation.pk)
 
-@worker_ready.connect
-def resume_stale_jobs_at_start(**kwargs) -> None:
-    """A worker that starts after a crash picks up jobs nobody is working on any more (with
-    Redis the broker also redelivers the lost message, but only after its visibility timeout)."""
-    try:
-        resumed = services.translation_jobs_resume_stale()
-        if resumed:
-            logger.info("resumed stale translation jobs %s", resumed)
-    except Exception:  # never keep a worker from starting
-        logger.exception("could not check for stale translation jobs")
-    finally:
-        connections.close_all()
+    job_run(job_id=job_id, task=self, work=work, continues=True)

@@ -10,6 +10,4 @@ urlpatterns = [
     path("jobs/", views.job_list, name="jobs"),
     path("jobs/new/", views.job_new, name="job-new"),
     path("jobs/<int:pk>/", views.job_detail, name="job"),
-    path("jobs/<int:pk>/cancel/", views.job_cancel, name="job-cancel"),
-    path("jobs/<int:pk>/resume/", views.job_resume, name="job-resume"),
 ]

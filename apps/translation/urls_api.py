@@ -10,16 +10,6 @@ urlpatterns = [
         name="translation-job-detail",
     ),
     path(
-        "translation-jobs/<int:pk>/cancel/",
-        api.TranslationJobCancelApi.as_view(),
-        name="translation-job-cancel",
-    ),
-    path(
-        "translation-jobs/<int:pk>/resume/",
-        api.TranslationJobResumeApi.as_view(),
-        name="translation-job-resume",
-    ),
-    path(
         "translated-strings/",
         api.TranslatedStringListApi.as_view(),
         name="translated-string-list",

@@ -106,6 +106,29 @@ STATIC_ROOT = Path(os.environ.get("KASAUTI_STATIC_ROOT", VAR_DIR / "staticfiles"
 MEDIA_ROOT = Path(os.environ.get("KASAUTI_MEDIA_ROOT", VAR_DIR / "media"))
 MEDIA_URL = "/media/"
 
+# Rate-limit counters (and nothing else yet). Several web processes must share them, so a
+# deployment with more than one process sets KASAUTI_CACHE_URL=redis://host:6379/1.
+_cache_url = os.environ.get("KASAUTI_CACHE_URL", "")
+CACHES = {
+    "default": (
+        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": _cache_url}
+        if _cache_url
+        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    )
+}
+
+# Uploads (POST /api/imports/): anything above this many bytes is refused with 413 before it
+# is read. Files above FILE_UPLOAD_MAX_MEMORY_SIZE (Django's 2.5 MiB) are spooled to disk.
+KASAUTI_MAX_UPLOAD_BYTES = int(os.environ.get("KASAUTI_MAX_UPLOAD_BYTES", str(200 * 1000 * 1000)))
+# Uploads larger than this (all files together) are imported by a background job (202 + job)
+# instead of inside the request.
+KASAUTI_IMPORT_INLINE_MAX_BYTES = int(os.environ.get("KASAUTI_IMPORT_INLINE_MAX_BYTES", "2000000"))
+# What one imported file may hold (apps.catalog.importers.tables.TableLimits).
+KASAUTI_IMPORT_MAX_ROWS = int(os.environ.get("KASAUTI_IMPORT_MAX_ROWS", "300000"))
+KASAUTI_IMPORT_MAX_CELLS = int(os.environ.get("KASAUTI_IMPORT_MAX_CELLS", "5000000"))
+KASAUTI_IMPORT_MAX_COLUMNS = int(os.environ.get("KASAUTI_IMPORT_MAX_COLUMNS", "500"))
+KASAUTI_IMPORT_MAX_XLSX_BYTES = int(os.environ.get("KASAUTI_IMPORT_MAX_XLSX_BYTES", "300000000"))
+
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/"
@@ -117,8 +140,17 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    "DEFAULT_PAGINATION_CLASS": "apps.core.pagination.BoundedLimitOffsetPagination",
     "PAGE_SIZE": 100,
+    # Password checks (token endpoint and sign-in pages, apps.accounts.throttles): per client
+    # address and per username. Counts live in the cache (CACHES below).
+    # Client address for rate limits: REMOTE_ADDR unless this many trusted proxies add
+    # X-Forwarded-For (DRF's default trusts any X-Forwarded-For, which a client can forge).
+    "NUM_PROXIES": int(os.environ.get("KASAUTI_NUM_PROXIES", "0")),
+    "DEFAULT_THROTTLE_RATES": {
+        "password_address": os.environ.get("KASAUTI_LOGIN_RATE_ADDRESS", "20/min"),
+        "password_username": os.environ.get("KASAUTI_LOGIN_RATE_USERNAME", "10/min"),
+    },
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "apps.core.api.exception_handler",
 }
@@ -133,6 +165,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        # Document DRF's error answers (400/401/403/404/405/429...) on every operation.
+        "apps.core.schema.add_error_responses",
+    ],
     "ENUM_NAME_OVERRIDES": {
         "PairingEnum": "apps.catalog.models.Pairing",
         "ReviewStatusEnum": "apps.catalog.models.ReviewStatus",
@@ -198,12 +235,22 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": os.environ.get("KASAUTI_LOG_LEVEL", "INFO")},
 }
 
+# --- Jobs (apps.core: one job system for every background job) --------------------------------
+# A worker running a job writes its heartbeat (and the progress the work reported) this often.
+KASAUTI_JOB_HEARTBEAT_SECONDS = float(os.environ.get("KASAUTI_JOB_HEARTBEAT_SECONDS", "1"))
+# A running job whose heartbeat is older than this has lost its worker: the watchdog in every
+# worker (every KASAUTI_JOB_WATCHDOG_SECONDS) and `manage.py jobs_recover` re-queue it...
+KASAUTI_JOB_STALE_SECONDS = int(os.environ.get("KASAUTI_JOB_STALE_SECONDS", "30"))
+KASAUTI_JOB_WATCHDOG_SECONDS = float(os.environ.get("KASAUTI_JOB_WATCHDOG_SECONDS", "10"))
+# ...at most this many times; then it is failed with the reason (resume it by hand).
+KASAUTI_JOB_MAX_RECOVERIES = int(os.environ.get("KASAUTI_JOB_MAX_RECOVERIES", "5"))
+
 # --- Translation (apps.translation, issue 3) --------------------------------------------------
 # Strings per translate_chunk task: a worker crash loses at most this much work.
 KASAUTI_TRANSLATION_CHUNK_SIZE = int(os.environ.get("KASAUTI_TRANSLATION_CHUNK_SIZE", "512"))
-# A running job with no progress for this long is "stale": `manage.py translation_resume_stale`
-# (and every worker at start-up) re-dispatches its unfinished chunks.
-KASAUTI_TRANSLATION_STALE_SECONDS = int(os.environ.get("KASAUTI_TRANSLATION_STALE_SECONDS", "1800"))
+# Within a chunk, strings go to the engines this many at a time, and the job's progress moves
+# after each batch.
+KASAUTI_TRANSLATION_PROGRESS_BATCH = int(os.environ.get("KASAUTI_TRANSLATION_PROGRESS_BATCH", "64"))
 # Redis only: a task a killed worker had taken (acks_late) goes back to the queue after this
 # many seconds. It must exceed the longest task (a chunk on the slowest worker), else a still
 # running chunk is handed to a second worker too (harmless, the writes are idempotent, but
@@ -223,7 +270,7 @@ SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"] = {
     "TranslationSourceEnum": "apps.translation.models.TranslationSource",
     # Named too, or drf-spectacular gives the catalog's "source" enum a hashed name.
     "ConceptSourceEnum": "apps.catalog.models.ConceptSource",
-    "TranslationJobStatusEnum": "apps.translation.models.TranslationJob.Status",
+    "JobStatusEnum": "apps.core.models.Job.Status",
     "CorrectionStatusEnum": "apps.translation.models.CorrectionItem.Status",
 }
 # --- end translation --------------------------------------------------------------------------

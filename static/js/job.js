@@ -1,5 +1,8 @@
-// Job page: poll the job resource once a second and update the page until the job finishes.
-// Plain fetch, no framework; the session cookie authenticates the GET.
+// The one job poller, for every kind of job: polls /api/jobs/<id>/ once a second and updates
+// status, progress (overall and per part), rate, time left, error, the readable summary and
+// the links. A page with a kind-specific section (data-reload-on-finish) reloads once when the
+// job finishes, so the server renders that section's final rows. Plain fetch; the session
+// cookie authenticates the GET.
 (function () {
   "use strict";
   const card = document.getElementById("job");
@@ -9,6 +12,14 @@
   const url = card.dataset.apiUrl;
   const el = (id) => document.getElementById(id);
 
+  function duration(seconds) {
+    if (seconds === null || seconds === undefined) return "—";
+    const s = Math.round(seconds);
+    if (s < 60) return s + " s";
+    if (s < 3600) return Math.floor(s / 60) + " min " + (s % 60) + " s";
+    return Math.floor(s / 3600) + " h " + Math.floor((s % 3600) / 60) + " min";
+  }
+
   function render(job) {
     const status = el("job-status");
     status.textContent = job.status;
@@ -16,11 +27,42 @@
     const progress = el("job-progress");
     progress.max = Math.max(job.progress_total, 1);
     progress.value = job.progress_done;
-    el("job-progress-text").textContent = job.progress_done + " / " + job.progress_total;
+    el("job-progress-text").textContent =
+      job.progress_done + " / " + job.progress_total + " " + (job.progress_unit || "");
+    (job.parts || []).forEach((part, index) => {
+      const row = document.querySelector('#job-parts tr[data-part="' + index + '"]');
+      if (!row) return;
+      const bar = row.querySelector("progress");
+      bar.max = Math.max(part.total, 1);
+      bar.value = part.done;
+      row.querySelector(".part-text").textContent = part.done + " / " + part.total;
+    });
+    el("job-rate").textContent = job.rate ? job.rate.toFixed(1) + " " + (job.progress_unit || "") + "/s" : "—";
+    el("job-eta").textContent = FINISHED.has(job.status) ? "—" : duration(job.eta_seconds);
     el("job-error").textContent = job.error || "";
     if (job.finished_at) el("job-finished").textContent = job.finished_at.replace("T", " ").slice(0, 19);
-    if (job.result && Object.keys(job.result).length) {
-      el("job-result").textContent = JSON.stringify(job.result, null, 2);
+    if (job.summary && job.summary.length) {
+      const list = document.createElement("ul");
+      list.className = "summary";
+      job.summary.forEach((line) => {
+        const item = document.createElement("li");
+        item.textContent = line;
+        list.appendChild(item);
+      });
+      el("job-result").replaceChildren(list);
+    } else if (FINISHED.has(job.status)) {
+      el("job-result").textContent = "—";
+    }
+    if (job.links && job.links.length) {
+      const links = el("job-links");
+      links.replaceChildren();
+      job.links.forEach((link) => {
+        const a = document.createElement("a");
+        a.className = "button";
+        a.href = link.url;
+        a.textContent = link.label;
+        links.append(a, " ");
+      });
     }
   }
 
@@ -33,6 +75,9 @@
         if (FINISHED.has(job.status)) {
           card.dataset.finished = "true";
           el("job-refresh-note").textContent = "";
+          const actions = el("job-actions");
+          if (actions) actions.hidden = true;
+          if (card.dataset.reloadOnFinish === "true") window.location.reload();
           return;
         }
       }

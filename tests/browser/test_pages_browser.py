@@ -111,25 +111,33 @@ def test_annotator_sees_no_button_and_gets_403(live_server, page, demo_users, de
 
 
 def test_job_page_refreshes_until_the_job_finishes(live_server, page, demo_users, demo_dataset):
-    from apps.core.services import job_create, job_progress, job_succeed
+    from apps.core.services import job_create, job_progress, job_start, job_succeed
 
     job = job_create(
-        kind=Job.Kind.INSTANTIATE,
-        params={"dataset_id": demo_dataset.pk},
+        kind="instantiate",
+        title=f"Instantiate dataset {demo_dataset.name}",
+        params={"dataset_id": demo_dataset.pk, "dataset_name": demo_dataset.name},
+        unit="instances",
         created_by=demo_users["researcher"],
     )
     base = live_server.url
     login(page, base, "rekha")
     page.goto(f"{base}/jobs/{job.pk}/")
     assert page.text_content("#job-status").strip() == "queued"
+    assert page.text_content("#job-title").strip() == f"Instantiate dataset {demo_dataset.name}"
 
     # The page polls /api/jobs/<id>/ every second; changes show up without a reload.
+    job_start(job_id=job.pk)
     job_progress(job_id=job.pk, done=3, total=34)
     page.wait_for_function(
-        "() => document.getElementById('job-progress-text').textContent === '3 / 34'"
+        "() => document.getElementById('job-progress-text').textContent === '3 / 34 instances'"
     )
-    job_succeed(job_id=job.pk, result={"created": 880})
+    job_succeed(job_id=job.pk, result={"created": 880, "retired": 0, "total": 880})
+    # Finished: the page reloads once and shows a readable summary with links, not a dict.
     page.wait_for_function(
-        "() => document.getElementById('job-status').textContent === 'succeeded'"
+        "() => document.getElementById('job-result').textContent.includes('880 instance(s)')"
     )
-    assert '"created": 880' in page.text_content("#job-result")
+    assert page.text_content("#job-status").strip() == "succeeded"
+    assert "{" not in page.text_content("#job-result")
+    links = page.text_content("#job-links")
+    assert "View instances" in links and f"Dataset {demo_dataset.name}" in links

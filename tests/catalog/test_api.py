@@ -117,7 +117,8 @@ def test_instantiate_queues_a_job_after_commit(
     assert response.status_code == 202
     job = Job.objects.get(pk=response.json()["id"])
     assert job.kind == "instantiate" and job.status == "queued"
-    assert job.params == {"dataset_id": dataset.pk}
+    assert job.params == {"dataset_id": dataset.pk, "dataset_name": dataset.name}
+    assert job.title == f"Instantiate dataset {dataset.name}"
     assert len(callbacks) == 1  # the task is sent only once the job row is committed
 
 

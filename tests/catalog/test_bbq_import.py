@@ -9,6 +9,8 @@ import io
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
+from django.test import Client
+from django.urls import reverse
 
 from apps.catalog.importers import ImportFile, benchmark_import, parse_import
 from apps.catalog.models import Dataset, Finding, Instance, Template
@@ -213,6 +215,7 @@ def FINDING_FILES() -> list[ImportFile]:  # noqa: N802 - a constant built fresh 
         age_row(Q_id="2", Names="NAME1: [grandson]; NAME2: [grandfather]; WORD3: [x]"),
         age_row(Q_id="3", Answer_negative="The old one", Answer_non_negative="The young one"),
         age_row(Q_id="4", Names="NAME1: [grandson]; NAME2: [son]"),
+        age_row(Q_id="5", NAME1_info="", NAME2_info=""),  # codes are the words: no "old"
     ]
     return files(ImportFile("new_templates - Race_x_gender.csv", intersectional),
                  age_rows=age_rows)  # fmt: skip
@@ -236,11 +239,14 @@ def test_published_defects_are_findings_not_rejections() -> None:
     assert findings_of("Age-3a")["answer-info-missing"].field == "Answer_negative"
     # NAME2 "son" is inside "The grandson" too: it overwrites that answer's answer_info.
     assert findings_of("Age-4a")["answer-info-overlap"].field == "Answer_non_negative"
+    unclear = findings_of("Age-5a")["stereotyped-group-unclear"]
+    assert (unclear.field, unclear.original) == ("Known_stereotyped_groups", '["old"]')
+    assert "stereotyped-group-unclear" not in findings_of("Age-1a")
 
 
 def test_imports_with_findings_write_the_templates() -> None:
     report = benchmark_import(dataset_name="bbq", fmt="bbq", files=FINDING_FILES())
-    assert report.templates.created == 7
+    assert report.templates.created == 8
     assert Template.objects.filter(external_id="Age-1a~2").exists()
     # Stored with the template version they concern.
     stored = Finding.objects.get(kind="category-label")
@@ -300,3 +306,14 @@ def test_api_takes_the_seed(researcher_client) -> None:
     assert response.status_code == 201, response.json()
     version = Template.objects.get(external_id="Age-1a").current_version
     assert version.generator_data["seed"] == 5
+
+
+def test_template_page_shows_the_generator_and_its_seed(annotator) -> None:
+    benchmark_import(dataset_name="bbq", fmt="bbq", files=FINDING_FILES(), seed=11)
+    template = Template.objects.get(external_id="Race_x_gender-1")
+    client = Client()
+    client.force_login(annotator)
+    html = client.get(reverse("web:template", args=[template.pk])).content.decode()
+    assert 'id="template-generator"' in html
+    assert "<strong>bbq</strong> generator" in html and '<span class="mono">11</span>' in html
+    assert "category-label" in html  # its findings, listed on the same page

@@ -174,3 +174,34 @@ def test_command_reports_a_dataset_against_a_file(tmp_path) -> None:
     assert "TOTAL" in text.getvalue()
     with pytest.raises(CommandError, match="no dataset named"):
         call_command("compare_published", "--dataset", "nope", str(edited))
+
+
+@pytest.mark.django_db
+def test_compare_page(client, annotator, outsider) -> None:
+    from django.core.files.uploadedfile import SimpleUploadedFile
+    from django.urls import reverse
+
+    from apps.catalog.models import Dataset
+
+    data = (MINI / "Caste_examples.csv").read_bytes()
+    instances_import(
+        dataset_name="Bharat",
+        fmt="bharatbbq-instances",
+        files=[ImportFile("Caste_examples.csv", data)],
+    )
+    url = reverse("web:dataset-compare-published", args=[Dataset.objects.get().pk])
+    client.force_login(outsider)
+    assert client.get(url).status_code == 403
+    client.force_login(annotator)
+    page = client.get(url)
+    assert page.status_code == 200 and b'id="compare-form"' in page.content
+    edited = data.replace(b"Who stole?", b"Who  stole?")
+    response = client.post(url, {"files": [SimpleUploadedFile("Caste_examples.csv", edited)]})
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert '<div class="stat-value" id="published-total">4</div>' in html
+    assert '<div class="stat-value" id="all-matched">3</div>' in html
+    assert 'data-reason="whitespace" data-field="question"' in html
+    assert "Caste_examples.csv:5" in html
+    bad = client.post(url, {"files": [SimpleUploadedFile("x.csv", b"a,b\n1,2\n")]})
+    assert 'id="compare-problems"' in bad.content.decode()

@@ -265,3 +265,17 @@ def test_findings_page_counts_by_kind_and_filters(annotator) -> None:
     assert response.context["page"].total == 1
     assert [f.line for f in response.context["page"].page] == [5]
     assert client.get(url, {"status": "resolved"}).context["page"].total == 0
+
+
+def test_admin_lists_findings_read_only(admin_user) -> None:
+    from django.test import Client
+
+    benchmark_import(dataset_name="casa", fmt="indicasa", files=[casa_file()])
+    admin_user.is_staff = True
+    admin_user.save()
+    client = Client()
+    client.force_login(admin_user)
+    response = client.get("/admin/catalog/finding/", {"kind": "conflicting-label"})
+    assert response.status_code == 200
+    assert "1 finding" in response.content.decode()
+    assert client.get("/admin/catalog/finding/add/").status_code == 403

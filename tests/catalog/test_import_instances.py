@@ -229,6 +229,14 @@ def test_unclear_roles_are_findings_not_rejections() -> None:
     assert report.created == 1 and report.findings == {"option-roles-unclear": 1}
     finding = Finding.objects.get()
     assert (finding.file, finding.line, finding.field) == ("Nationality.jsonl", 1, "answer_info")
+    with pytest.raises(ImportRejected, match="option-roles-unclear"):
+        instances_import(
+            dataset_name="S",
+            fmt="bbq-instances",
+            files=[ImportFile("Nationality.jsonl", data)],
+            strict=True,
+        )
+    assert not Dataset.objects.filter(name="S").exists()
 
 
 @pytest.mark.django_db
@@ -255,3 +263,28 @@ def test_import_benchmark_command_takes_the_instance_formats() -> None:
             str(MINI / "missing.jsonl"),
             stderr=StringIO(),
         )
+
+
+@pytest.mark.django_db
+def test_the_import_api_takes_the_instance_formats(researcher_client) -> None:
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    def post(name: str, data: bytes):
+        return researcher_client.post(
+            "/api/imports/",
+            {
+                "format": "bbq-instances",
+                "dataset": "api",
+                "files": [SimpleUploadedFile(name, data)],
+            },
+            format="multipart",
+        )
+
+    response = post("Age.jsonl", (MINI / "Age.jsonl").read_bytes())
+    assert response.status_code == 201, response.content
+    body = response.json()
+    assert body["created"] == 5 and body["by_category"] == {"Age": 5} and body["verbatim"] == 1
+    bad = post("Nationality.jsonl", b'{"example_id": 0}\n')
+    assert bad.status_code == 400
+    assert bad.json()["problems"][0]["file"] == "Nationality.jsonl"
+    assert Instance.objects.count() == 5

@@ -63,19 +63,21 @@ def test_annotator_sees_no_button_and_cannot_post(demo, annotator):
     assert not Job.objects.exists()
 
 
-def test_researcher_post_queues_a_job_and_redirects(demo, researcher, monkeypatch):
-    sent: list[int] = []
-    monkeypatch.setattr(
-        "apps.core.services.job_dispatch", lambda *, job, task: sent.append(job.pk) or job
-    )
-    response = _client(researcher).post(reverse("web:dataset-instantiate", args=[demo.pk]))
+def test_researcher_post_queues_a_job_and_redirects(
+    demo, researcher, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks() as callbacks:
+        response = _client(researcher).post(reverse("web:dataset-instantiate", args=[demo.pk]))
     job = Job.objects.get()
-    assert sent == [job.pk]
-    assert job.kind == Job.Kind.INSTANTIATE and job.params == {"dataset_id": demo.pk}
+    assert len(callbacks) == 1  # the task is sent once the request's transaction commits
+    assert job.kind == "instantiate" and job.params["dataset_id"] == demo.pk
+    assert job.title == f"Instantiate dataset {demo.name}" and job.progress_unit == "instances"
     assert response.status_code == 302
-    assert response["Location"] == reverse("web:job", args=[job.pk])
+    assert response["Location"] == reverse("jobs:detail", args=[job.pk])
     page = _client(researcher).get(response["Location"]).content.decode()
     assert f'data-api-url="/api/jobs/{job.pk}/"' in page
+    assert f"Instantiate dataset {demo.name}" in page
+    assert reverse("web:dataset", args=[demo.pk]) in page  # a link to the dataset
 
 
 def test_instance_list_filters_and_marks_gold(demo, annotator):
@@ -112,7 +114,7 @@ def test_concepts_page_marks_the_inclusion_rule(demo, annotator):
 
 
 def test_releases_page_renders(demo, annotator):
-    response = _client(annotator).get(reverse("web:releases", args=[demo.pk]))
+    response = _client(annotator).get(reverse("releases:list", args=[demo.pk]))
     assert response.status_code == 200
 
 
@@ -121,7 +123,7 @@ def test_releases_page_lists_files_with_checksums_and_downloads(demo, annotator)
 
     dataset_instantiate(dataset=demo)
     release = release_create(dataset=demo)
-    html = _client(annotator).get(reverse("web:releases", args=[demo.pk])).content.decode()
+    html = _client(annotator).get(reverse("releases:list", args=[demo.pk])).content.decode()
     export = reverse("release-export", args=[release.id])
     for fmt in ("jsonl", "csv", "parquet"):
         assert f'href="{export}?format={fmt}&amp;kind=instances"' in html
@@ -141,15 +143,16 @@ def test_researcher_creates_a_release_from_the_page(
     client = _client(researcher)
     assert (
         'id="release-button"'
-        in client.get(reverse("web:releases", args=[demo.pk])).content.decode()
+        in client.get(reverse("releases:list", args=[demo.pk])).content.decode()
     )
     with django_capture_on_commit_callbacks() as callbacks:
-        response = client.post(reverse("web:dataset-release", args=[demo.pk]))
+        response = client.post(reverse("releases:create", args=[demo.pk]))
     job = Job.objects.get(kind="release")
-    assert response.status_code == 302 and response["Location"] == reverse("web:job", args=[job.pk])
+    assert response.status_code == 302
+    assert response["Location"] == reverse("jobs:detail", args=[job.pk])
     assert len(callbacks) == 1
 
 
 def test_annotator_cannot_create_a_release(demo, annotator):
-    response = _client(annotator).post(reverse("web:dataset-release", args=[demo.pk]))
+    response = _client(annotator).post(reverse("releases:create", args=[demo.pk]))
     assert response.status_code == 403

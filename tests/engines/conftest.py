@@ -9,9 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from worker.engines.tiny import build_tiny_indictrans2
 from worker.engines.translator import Translator
-
-from .tiny_models import build_tiny_indictrans2
 
 
 @pytest.fixture(scope="session")

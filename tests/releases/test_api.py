@@ -53,7 +53,9 @@ def test_researcher_creates_releases(researcher_client, researcher, dataset):
     body = response.json()
     assert body["number"] == 1 and body["notes"] == "पहला" and body["created_by"] == "rekha"
     assert len(body["files"]) == 12
-    assert researcher_client.post(url, {}, format="json").json()["number"] == 2
+    # The same request again: nothing changed, so the latest release is returned (200).
+    again = researcher_client.post(url, {}, format="json")
+    assert again.status_code == 200 and again.json()["id"] == body["id"]
 
 
 def test_nothing_to_release_is_a_clear_error(researcher_client):
@@ -66,21 +68,25 @@ def test_nothing_to_release_is_a_clear_error(researcher_client):
 
 
 def test_async_release_runs_as_a_job(
-    researcher_client, dataset, django_capture_on_commit_callbacks, monkeypatch
+    researcher_client, dataset, django_capture_on_commit_callbacks
 ):
-    sent = []
-    monkeypatch.setattr(release_dataset_task, "delay", lambda job_id: sent.append(job_id))
     url = reverse("dataset-release-create", args=[dataset.pk]) + "?async=1"
-    with django_capture_on_commit_callbacks(execute=True):
+    with django_capture_on_commit_callbacks() as callbacks:
         response = researcher_client.post(url, {"notes": "queued"}, format="json")
     assert response.status_code == 202
-    job_id = response.json()["id"]
-    assert sent == [job_id]  # dispatched only once the transaction committed
+    assert len(callbacks) == 1  # the task is sent only once the transaction commits
+    body = response.json()
+    job_id = body["id"]
+    assert body["title"] == f"Release dataset {dataset.name}" and body["status"] == "queued"
     assert not Release.objects.exists()
 
     release_dataset_task.apply(args=[job_id])  # what the worker runs
     job = Job.objects.get(pk=job_id)
-    assert job.kind == Job.Kind.RELEASE and job.status == Job.Status.SUCCEEDED, job.error
+    assert job.kind == "release" and job.status == Job.Status.SUCCEEDED, job.error
+    assert job.progress_unit == "rows" and job.progress_done == job.progress_total > 0
+    detail = researcher_client.get(reverse("job-detail", args=[job_id])).json()
+    assert detail["summary"][0] == f"Created release 1 of {dataset.name}."
+    assert {"label": "View releases", "url": f"/datasets/{dataset.pk}/releases/"} in detail["links"]
     release = Release.objects.get()
     assert job.result["release_id"] == release.pk and release.notes == "queued"
     assert release.created_by.username == "rekha"

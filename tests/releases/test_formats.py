@@ -95,8 +95,22 @@ def test_rows_are_in_deterministic_order(dataset):
     ]
     keys = [(r["category"], r["language"], r["example_id"]) for r in rows]
     assert keys == sorted(keys)
-    # A second release of unchanged data has byte-identical instance files.
+    # A second release whose instances did not change (only a sentence pair was added) has
+    # byte-identical instance files.
+    from apps.catalog.models import SentencePair
+
+    pair = SentencePair.objects.filter(dataset=dataset).first()
+    SentencePair.objects.create(
+        dataset=dataset,
+        external_id="p2",
+        category=pair.category,
+        language="en",
+        sent_more="Old people forget.",
+        sent_less="Young people forget.",
+        direction="stereo",
+    )
     again = release_create(dataset=dataset)
+    assert again.number == release.number + 1
     for file_format in ("jsonl", "csv", "parquet"):
         first = release.files.get(kind="instances", format=file_format).sha256
         assert again.files.get(kind="instances", format=file_format).sha256 == first

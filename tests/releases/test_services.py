@@ -58,7 +58,10 @@ def test_release_numbers_counts_and_files(dataset, researcher):
     # No temporary directory is left next to the release.
     assert [p.name for p in path.parent.parent.iterdir()] == ["1"]
 
-    assert release_create(dataset=dataset).number == 2
+    # Nothing changed: the latest release is the answer, no copy is made.
+    again = release_create(dataset=dataset)
+    assert again.pk == release.pk and again.reused
+    assert Release.objects.filter(dataset=dataset).count() == 1
 
 
 def test_release_rows_are_immutable(dataset):
@@ -175,3 +178,34 @@ def test_dataset_with_only_tuples_can_be_released(db):
     release = release_create(dataset=other)
     assert release.counts["total"] == 0 and release.counts["tuples"] == 1
     assert release.files.get(kind="instances", format="parquet").rows == 0
+
+
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+def test_simultaneous_identical_requests_make_one_release(dataset):
+    """Four requests at once (four threads, four connections): the dataset lock serialises
+    them, the first makes release 1 and the others get it back."""
+    import threading
+
+    from django.db import connection
+
+    results: list[int] = []
+    errors: list[BaseException] = []
+    barrier = threading.Barrier(4)
+
+    def request() -> None:
+        try:
+            barrier.wait(timeout=30)
+            results.append(release_create(dataset=dataset).pk)
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=request) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert not errors, errors
+    assert len(results) == 4 and len(set(results)) == 1
+    assert Release.objects.filter(dataset=dataset).count() == 1

@@ -51,14 +51,16 @@ class InlineQueue:
 def inline_queue(monkeypatch) -> InlineQueue:
     """Runs the real task bodies in-process, in order, on `drain`: no broker, no worker."""
     queue = InlineQueue()
-    monkeypatch.setattr(services, "_dispatch_start", lambda i: queue.messages.append(("start", i)))
     monkeypatch.setattr(
-        services,
-        "_dispatch_chunks",
-        lambda ids: queue.messages.extend(("chunk", i) for i in ids),
+        services.dispatch, "start", lambda job: queue.messages.append(("start", job.pk))
     )
     monkeypatch.setattr(
-        services, "_dispatch_assemble", lambda i: queue.messages.append(("assemble", i))
+        services.dispatch,
+        "chunks",
+        lambda job, ids: queue.messages.extend(("chunk", i) for i in ids),
+    )
+    monkeypatch.setattr(
+        services.dispatch, "assemble", lambda job: queue.messages.append(("assemble", job.pk))
     )
     return queue
 
@@ -95,8 +97,8 @@ def real_engines(settings, tiny_model_dirs: dict[str, Path]) -> dict[str, Path]:
 
 @pytest.fixture
 def translate_spy(monkeypatch, real_engines) -> TranslateSpy:
-    spy = TranslateSpy(real=services.translate_texts)
-    monkeypatch.setattr(services, "translate_texts", spy)
+    spy = TranslateSpy(real=services.chunks.translate_texts)
+    monkeypatch.setattr(services.chunks, "translate_texts", spy)
     return spy
 
 
@@ -171,8 +173,8 @@ class TranslationWorker(WorkerProcess):
             KASAUTI_BROKER_VISIBILITY_TIMEOUT="25",
             # Few threads: CI has two cores and the test process polls meanwhile.
             OMP_NUM_THREADS="1",
-            **self.extra_env,
         )
+        env.update(self.extra_env)
         return env
 
 

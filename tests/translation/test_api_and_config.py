@@ -43,12 +43,24 @@ def test_researcher_starts_cancels_and_reads_a_job(researcher_client, inline_que
     )
     assert response.status_code == 202, response.json()
     job_id = response.json()["id"]
+    core_id = response.json()["job"]["id"]
+    assert response.json()["job"]["status"] == "queued"
     assert inline_queue.messages == [("start", job_id)]
     inline_queue.drain()
     body = researcher_client.get(f"{URL}{job_id}/").json()
-    assert body["status"] == "succeeded", body["error"]
-    assert body["done_strings"] == body["total_strings"] == 2 * body["unique_strings"] > 0
+    state = body["job"]
+    assert state["status"] == "succeeded", state["error"]
+    # The one job API tells the same story.
+    assert researcher_client.get(f"/api/jobs/{core_id}/").json() == state
+    assert state["title"] == f"Translate dataset {dataset.name} into hi, mr"
+    assert state["progress_unit"] == "strings"
+    assert state["progress_done"] == state["progress_total"] == 2 * body["unique_strings"] > 0
     assert set(body["progress_by_language"]) == {"hi", "mr"}
+    assert [part["done"] for part in state["parts"]] == [body["unique_strings"]] * 2
+    assert any(link["label"] == "View instances (hi)" for link in state["links"])
+    assert state["summary"] and "unique strings" in state["summary"][0]
+    body["result"] = state["result"]
+    body["total_strings"] = state["progress_total"]
 
     stored = TranslatedString.objects.filter(produced_by_id=job_id)
     strings = researcher_client.get(f"/api/translated-strings/?job={job_id}&language=hi").json()
@@ -72,8 +84,21 @@ def test_researcher_starts_cancels_and_reads_a_job(researcher_client, inline_que
     assert {row["translated_string"] for row in low} == {row["id"] for row in flagged["results"]}
     assert all(row["reason"].startswith("low similarity") for row in low)
 
-    assert researcher_client.post(f"{URL}{job_id}/cancel/").status_code == 409
-    assert researcher_client.post(f"{URL}{job_id}/resume/").status_code == 409
+    assert researcher_client.post(f"/api/jobs/{core_id}/cancel/").status_code == 409
+    assert researcher_client.post(f"/api/jobs/{core_id}/resume/").status_code == 409
+
+
+def test_cancel_and_resume_through_the_job_api(researcher_client, annotator_client, inline_queue):
+    dataset = make_dataset()
+    response = researcher_client.post(URL, {"dataset": dataset.pk, "languages": ["hi"]}, "json")
+    core_id = response.json()["job"]["id"]
+    assert annotator_client.post(f"/api/jobs/{core_id}/cancel/").status_code == 403
+    cancelled = researcher_client.post(f"/api/jobs/{core_id}/cancel/")
+    assert cancelled.status_code == 200 and cancelled.json()["status"] == "cancelled"
+    inline_queue.messages.clear()
+    resumed = researcher_client.post(f"/api/jobs/{core_id}/resume/")
+    assert resumed.status_code == 202 and resumed.json()["status"] == "queued"
+    assert inline_queue.messages == [("start", response.json()["id"])]
 
 
 def test_wrong_language_code_is_a_400(researcher_client, inline_queue):
@@ -111,15 +136,23 @@ def test_missing_model_directory_fails_the_job_with_the_reason(settings, tmp_pat
     _assert_failed_and_clean(job, str(missing), "README.md#getting-the-model-weights")
 
 
+def _job_bypassing_validation(dataset, languages) -> TranslationJob:
+    """A job row as an older version or another client might have queued it."""
+    from apps.core.services import job_create
+
+    core = job_create(kind="translate", params={"dataset_id": dataset.pk})
+    return TranslationJob.objects.create(core_job=core, dataset=dataset, languages=languages)
+
+
 def test_wrong_language_reaching_the_worker_fails_the_job(real_engines, inline_queue):
     dataset = make_dataset()
-    job = TranslationJob.objects.create(dataset=dataset, languages=["hi", "xx"])
+    job = _job_bypassing_validation(dataset, ["hi", "xx"])
     services.translation_job_start(job_id=job.pk)
     _assert_failed_and_clean_no_core(job, "unknown target language 'xx'")
 
 
 def test_empty_dataset_reaching_the_worker_fails_the_job(real_engines, inline_queue):
-    job = TranslationJob.objects.create(dataset=DatasetFactory(), languages=["hi"])
+    job = _job_bypassing_validation(DatasetFactory(), ["hi"])
     services.translation_job_start(job_id=job.pk)
     _assert_failed_and_clean_no_core(job, "nothing to translate")
 
@@ -147,13 +180,16 @@ def test_pages(client, researcher, annotator, inline_queue, real_engines):
         },
     )
     job = TranslationJob.objects.get()
-    assert response.status_code == 302 and response["Location"] == f"/translation/jobs/{job.pk}/"
+    assert response.status_code == 302 and response["Location"] == f"/jobs/{job.core_job_id}/"
     inline_queue.drain()
     job.refresh_from_db()
     assert job.status == "succeeded", job.error
-    page = client.get(f"/translation/jobs/{job.pk}/")
+    # The old address leads to the job page, the one page of every job.
+    assert client.get(f"/translation/jobs/{job.pk}/")["Location"] == f"/jobs/{job.core_job_id}/"
+    page = client.get(f"/jobs/{job.core_job_id}/")
     assert page.status_code == 200
-    assert b"tj-progress" in page.content and b"Similarity" in page.content
+    assert b"job-progress" in page.content and b"Similarity" in page.content
+    assert f"Translate dataset {dataset.name} into hi, ta".encode() in page.content
     # One badge per string (all on the first page), judged by the job's threshold.
     stored = TranslatedString.objects.filter(produced_by=job)
     assert stored.count() == job.total_strings <= 50
@@ -173,7 +209,7 @@ def test_pages(client, researcher, annotator, inline_queue, real_engines):
     assert client.get("/translation/jobs/").status_code == 200
 
     client.force_login(annotator)
-    assert client.get(f"/translation/jobs/{job.pk}/").status_code == 200
+    assert client.get(f"/jobs/{job.core_job_id}/").status_code == 200
     assert client.get("/translation/jobs/new/").status_code == 403
 
 

@@ -101,8 +101,11 @@ def test_job_runs_on_a_real_worker_and_a_rerun_hits_the_cache(translation_worker
 
 def test_killed_worker_job_completes_without_duplicates(translation_worker):
     dataset = make_dataset(templates=2, distinct=True)
-    # One string per chunk: many chunks, so the kill lands mid-job.
-    first = translation_worker(KASAUTI_TRANSLATION_CHUNK_SIZE="1")
+    # One string per chunk: many chunks, so the kill lands mid-job. The broker's visibility
+    # timeout is an hour, as in production: the killed worker's in-flight chunk comes back only
+    # through the job watchdog (heartbeat older than KASAUTI_JOB_STALE_SECONDS, 30 s).
+    no_redelivery = {"KASAUTI_BROKER_VISIBILITY_TIMEOUT": "3600"}
+    first = translation_worker(KASAUTI_TRANSLATION_CHUNK_SIZE="1", **no_redelivery)
     job = start_job(dataset)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
@@ -116,9 +119,10 @@ def test_killed_worker_job_completes_without_duplicates(translation_worker):
     assert pending > 0, "the job finished before the kill; the test proves nothing"
     assert TranslationJob.objects.get(pk=job.pk).status == "running"
 
-    # The next worker takes the queued chunks; the broker hands it the killed worker's
-    # in-flight chunk once the (test) visibility timeout has passed.
-    translation_worker(KASAUTI_TRANSLATION_CHUNK_SIZE="1")
+    # The next worker takes the queued chunks; if a chunk died with the first worker, its
+    # watchdog notices that the job's heartbeat stopped once the queue is empty and re-queues it
+    # (the broker would hand it back only after an hour).
+    translation_worker(KASAUTI_TRANSLATION_CHUNK_SIZE="1", **no_redelivery)
     job = wait_for(job.pk, timeout=180)
     assert job.status == "succeeded", job.error
     assert done_at_kill < job.chunks.count()

@@ -197,11 +197,16 @@ class BbqGenerator:
     def combinations(
         self, spec: TemplateSpec, unknown_expressions: Sequence[str], *, permutations: bool
     ) -> Iterator[Combination]:
+        for _, combination in self.drawn_combinations(spec):
+            yield combination
+
+    def drawn_combinations(self, spec: TemplateSpec) -> Iterator[tuple[Draw, Combination]]:
+        """Each combination with the draw it renders (the importer checks the draws)."""
         rng = rng_for(spec)
         draws = draws_for(spec.generator_data, rng)
         unknowns = spec.generator_data.get("unknown_options") or list(UNKNOWN_OPTIONS)
         for index, draw in enumerate(draws):
-            yield self._combination(spec, index, draw, unknowns, rng)
+            yield draw, self._combination(spec, index, draw, unknowns, rng)
 
     def _combination(
         self,

@@ -29,7 +29,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from apps.catalog.generators.bbq import UNKNOWN_OPTIONS, BbqGenerator
+from apps.catalog.generators.bbq import UNKNOWN_OPTIONS, BbqGenerator, option_roles
 from apps.catalog.generators.bbq_draws import INTERSECTIONAL, return_list_from_string
 from apps.catalog.instantiation import (
     ANTI_STEREOTYPICAL,
@@ -229,10 +229,9 @@ class BbqReader(Reader):
         proper = cells.get("proper_nouns_only") == "TRUE"
         if not self._vocabulary_available(table, row, cat, cells, proper, result):
             return
-        if intersectional := cat in INTERSECTIONAL:
-            groups = parse_group_list(row.get("known_stereotyped_race"))
-        else:
-            groups = parse_group_list(row.get("known_stereotyped_groups"))
+        intersectional = cat in INTERSECTIONAL
+        groups_column = "known_stereotyped_race" if intersectional else "known_stereotyped_groups"
+        groups = parse_group_list(row.get(groups_column))
         data: dict[str, Any] = {
             "category": cat,
             "seed": self.seed,
@@ -241,7 +240,7 @@ class BbqReader(Reader):
             "unknown_options": list(UNKNOWN_OPTIONS),
             "vocabulary": self._vocabulary_for(cat),
         }
-        if proper or (intersectional and cells.get("proper_nouns_only") == "TRUE"):
+        if proper:
             data["proper_names"] = self.proper_names
         texts = {name: row.get_raw(key) for name, key in TEXTS.items()}
         spec = TemplateSpec(
@@ -260,8 +259,22 @@ class BbqReader(Reader):
                     file, line, table.label(_problem_column(problem.field)), problem.message
                 )
             return
-        combinations = list(generator.combinations(spec, UNKNOWN_OPTIONS, permutations=False))
+        drawn = list(generator.drawn_combinations(spec))
+        combinations = [combination for _, combination in drawn]
         findings.extend(_findings(table, row, combinations))
+        undecided = sum(
+            1 for draw, combo in drawn if not option_roles(spec, draw, combo.answer_info)
+        )
+        if undecided:
+            findings.append(
+                FindingRecord(
+                    file, line, table.label(groups_column), "stereotyped-group-unclear",
+                    f"in {undecided} of {len(drawn)} answer sets the answers' group codes do not "
+                    "single out one stereotyped answer (as BBQ's results script matches them); "
+                    "Kasauti's option roles there follow the template as written",
+                    row.get_raw(groups_column),
+                )
+            )  # fmt: skip
         pairing = STEREOTYPICAL
         if combinations:
             first = combinations[0]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -33,7 +34,7 @@ from .tables import ImportFile
 __all__ = ["INSTANCE_FORMATS", "InstanceImportReport", "instances_import", "instances_parse"]
 
 # Instance columns written for a published row; the rest take their database defaults.
-_COLUMNS = (
+INSTANCE_COLUMNS = (
     "dataset_id",
     "template_version_id",
     "category_id",
@@ -146,12 +147,23 @@ def _check_duplicates(parse: InstanceParse) -> None:
 
 
 def instances_import(
-    *, dataset_name: str, fmt: str, files: list[ImportFile], created_by=None
+    *,
+    dataset_name: str,
+    fmt: str,
+    files: list[ImportFile],
+    created_by=None,
+    strict: bool = False,
 ) -> InstanceImportReport:
     """Import published instance files into a dataset (created if needed). All-or-nothing:
-    raises ImportRejected listing every problem, with nothing written."""
+    raises ImportRejected listing every problem, with nothing written. `strict` turns every
+    finding into a problem (for authoring pipelines)."""
     dataset_name = nfc(dataset_name.strip())
     parse = instances_parse(fmt=fmt, files=files)
+    if strict:
+        parse.problems.extend(
+            ImportProblem(f.file, f.line, f.field, f"{f.kind}: {f.message} (--strict)")
+            for f in parse.findings
+        )
     if not dataset_name:
         parse.problem("", None, "dataset", "a dataset name is required")
     elif len(dataset_name) > 100:
@@ -264,43 +276,46 @@ def _write(dataset: Dataset, records: list[InstanceRecord]) -> None:
         name: services.category_get_or_create(name=name)
         for name in sorted({record.category for record in records})
     }
+    instances_insert(instance_rows(dataset, records, categories), columns=INSTANCE_COLUMNS)
+
+
+def instance_rows(
+    dataset: Dataset, records: list[InstanceRecord], categories: dict[str, Any]
+) -> Iterator[tuple]:
+    """The COPY rows (INSTANCE_COLUMNS order) of the records."""
     now = timezone.now()
     dumps = json.JSONEncoder(ensure_ascii=False).encode
-
-    def rows():
-        for combination, record in enumerate(records):
-            values = record.values
-            yield (
-                dataset.pk,
-                None,
-                categories[record.category].pk,
-                record.language,
-                values["example_id"],
-                values["question_index"],
-                combination,
-                "12",
-                values["context_condition"],
-                values["question_polarity"],
-                values["pairing"],
-                values["proper_noun"],
-                values["noun_form"],
-                values["source_id"],
-                dumps(values["additional_metadata"]),
-                "{}",
-                values["context"],
-                values["question"],
-                values["ans0"],
-                values["ans1"],
-                values["ans2"],
-                dumps(values["option_roles"]),
-                dumps(values["answer_info"]),
-                values["label"],
-                None,
-                None,
-                now,
-            )
-
-    instances_insert(rows(), columns=_COLUMNS)
+    for combination, record in enumerate(records):
+        values = record.values
+        yield (
+            dataset.pk,
+            None,
+            categories[record.category].pk,
+            record.language,
+            values["example_id"],
+            values["question_index"],
+            combination,
+            "12",
+            values["context_condition"],
+            values["question_polarity"],
+            values["pairing"],
+            values["proper_noun"],
+            values["noun_form"],
+            values["source_id"],
+            dumps(values["additional_metadata"]),
+            "{}",
+            values["context"],
+            values["question"],
+            values["ans0"],
+            values["ans1"],
+            values["ans2"],
+            dumps(values["option_roles"]),
+            dumps(values["answer_info"]),
+            values["label"],
+            None,
+            None,
+            now,
+        )
 
 
 # --- reproduction report -----------------------------------------------------------------------

@@ -9,8 +9,11 @@ from __future__ import annotations
 import csv
 import io
 import re
+import zipfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+
+from django.conf import settings
 
 from apps.core.errors import ImportProblem
 from apps.core.text import nfc
@@ -77,13 +80,74 @@ class TableError(Exception):
         return ImportProblem(file, self.line, self.field_name, self.message)
 
 
-def read_table(upload: ImportFile) -> Table:
-    """Parse a CSV or xlsx upload into a Table. Raises TableError for unreadable files."""
+@dataclass(frozen=True)
+class TableLimits:
+    """How much one file may hold. Real benchmark files are far inside these (the largest
+    published CSV has ~30k rows x 15 columns); a file past them is refused with a problem
+    naming the limit, after reading no more than the limit. Settings: KASAUTI_IMPORT_MAX_*."""
+
+    rows: int = 300_000
+    cells: int = 5_000_000
+    columns: int = 500
+    # Sum of the uncompressed sizes of an xlsx archive's parts (zip bombs).
+    xlsx_bytes: int = 300_000_000
+
+    @classmethod
+    def from_settings(cls) -> TableLimits:
+        return cls(
+            rows=getattr(settings, "KASAUTI_IMPORT_MAX_ROWS", cls.rows),
+            cells=getattr(settings, "KASAUTI_IMPORT_MAX_CELLS", cls.cells),
+            columns=getattr(settings, "KASAUTI_IMPORT_MAX_COLUMNS", cls.columns),
+            xlsx_bytes=getattr(settings, "KASAUTI_IMPORT_MAX_XLSX_BYTES", cls.xlsx_bytes),
+        )
+
+
+class _Budget:
+    """Counts rows and cells as they are read and stops the read at the first excess."""
+
+    def __init__(self, limits: TableLimits) -> None:
+        self.limits = limits
+        self.rows = 0
+        self.cells = 0
+
+    def header(self, width: int) -> None:
+        if width > self.limits.columns:
+            raise TableError(
+                1,
+                "header",
+                f"the header has {width:,} columns; at most {self.limits.columns:,} are "
+                "accepted (KASAUTI_IMPORT_MAX_COLUMNS)",
+            )
+
+    def row(self, line: int, width: int) -> None:
+        self.rows += 1
+        self.cells += width
+        if self.rows > self.limits.rows:
+            raise TableError(
+                line,
+                "file",
+                f"the file has more than {self.limits.rows:,} rows, the most one import "
+                "reads (KASAUTI_IMPORT_MAX_ROWS); split it into several files",
+            )
+        if self.cells > self.limits.cells:
+            raise TableError(
+                line,
+                "file",
+                f"the file has more than {self.limits.cells:,} cells (by line {line:,}), the "
+                "most one import reads (KASAUTI_IMPORT_MAX_CELLS); split it into several files",
+            )
+
+
+def read_table(upload: ImportFile, *, limits: TableLimits | None = None) -> Table:
+    """Parse a CSV or xlsx upload into a Table. Raises TableError for unreadable files and
+    for files past the limits (checked while reading, so a huge file costs no more than the
+    limit to refuse)."""
+    budget = _Budget(limits or TableLimits.from_settings())
     if not upload.data.strip():
         raise TableError(None, "file", "the file is empty")
     if upload.data.startswith(_ZIP_MAGIC):
-        return _read_xlsx(upload)
-    return _read_csv(upload)
+        return _read_xlsx(upload, budget)
+    return _read_csv(upload, budget)
 
 
 def _decode(data: bytes) -> str:
@@ -101,7 +165,7 @@ def _decode(data: bytes) -> str:
         ) from None
 
 
-def _read_csv(upload: ImportFile) -> Table:
+def _read_csv(upload: ImportFile, budget: _Budget) -> Table:
     text = _decode(upload.data)
     reader = csv.reader(io.StringIO(text, newline=""))
     try:
@@ -110,6 +174,7 @@ def _read_csv(upload: ImportFile) -> Table:
         raise TableError(None, "file", "the file is empty") from None
     except csv.Error as error:
         raise TableError(1, "header", f"cannot parse the CSV header: {error}") from None
+    budget.header(len(header))
     table = Table(file=upload.name, headers={})
     keys = _header_keys(header, table)
     last_line = reader.line_num
@@ -118,15 +183,43 @@ def _read_csv(upload: ImportFile) -> Table:
             # line_num counts physical lines read so far; a row starts after the previous one.
             start = last_line + 1
             last_line = reader.line_num
+            budget.row(start, len(values))
             _append_row(table, keys, values, start)
     except csv.Error as error:
         raise TableError(last_line + 1, "csv", f"cannot parse the CSV: {error}") from None
     return table
 
 
-def _read_xlsx(upload: ImportFile) -> Table:
+def _xlsx_size_check(upload: ImportFile, limit: int) -> None:
+    """An xlsx is a zip: a few MB can inflate to GBs. Sum what its parts declare before
+    anything is decompressed; a part that lies about its size is still stopped by the row
+    and cell limits while it is read."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(upload.data)) as archive:
+            inflated = sum(part.file_size for part in archive.infolist())
+    except (zipfile.BadZipFile, ValueError) as error:
+        raise TableError(None, "file", f"cannot open the workbook: {error}") from None
+    if inflated > limit:
+        raise TableError(
+            None,
+            "file",
+            f"the workbook unpacks to {inflated:,} bytes; the limit is {limit:,} "
+            "(KASAUTI_IMPORT_MAX_XLSX_BYTES); save fewer rows per file",
+        )
+
+
+def _trim(values: tuple) -> tuple:
+    """Drop the empty cells openpyxl pads a row with up to the sheet's declared width."""
+    end = len(values)
+    while end and values[end - 1] is None:
+        end -= 1
+    return values[:end]
+
+
+def _read_xlsx(upload: ImportFile, budget: _Budget) -> Table:
     from openpyxl import load_workbook  # imported lazily: only xlsx imports need it
 
+    _xlsx_size_check(upload, budget.limits.xlsx_bytes)
     try:
         workbook = load_workbook(io.BytesIO(upload.data), read_only=True, data_only=True)
     except Exception as error:  # openpyxl raises many types for a corrupt archive
@@ -138,10 +231,17 @@ def _read_xlsx(upload: ImportFile) -> Table:
         header = next(rows, None)
         if header is None:
             raise TableError(None, "file", "the sheet is empty")
+        # Streaming (read_only): rows come one at a time and the header is checked before
+        # any data row is read.
+        header = _trim(header)
+        budget.header(len(header))
         table = Table(file=upload.name, headers={})
         keys = _header_keys([_cell_text(v) for v in header], table)
         for number, values in enumerate(rows, start=2):
-            _append_row(table, keys, [_cell_text(v) for v in values], number)
+            # Counted as delivered, padding included: a sheet that declares 16,384 columns
+            # costs that much to read, and reaches the cell limit accordingly.
+            budget.row(number, len(values))
+            _append_row(table, keys, [_cell_text(v) for v in _trim(values)], number)
     finally:
         workbook.close()
     return table

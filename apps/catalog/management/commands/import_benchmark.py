@@ -94,7 +94,9 @@ class Command(BaseCommand):
                 raise ImportRejected(missing + (parsed.problems if parsed else []))
             if fmt in INSTANCE_FORMATS:
                 # Published instance files (BBQ data/*.jsonl, ...): instances, no templates.
-                report = instances_import(dataset_name=dataset, fmt=fmt, files=uploads)
+                report = instances_import(
+                    dataset_name=dataset, fmt=fmt, files=uploads, strict=strict
+                )
             else:
                 report = benchmark_import(
                     dataset_name=dataset,

@@ -1,0 +1,115 @@
+"""Benchmark imports as background jobs: large uploads are stored, and a worker imports them.
+
+The request only streams the uploaded files to MEDIA_ROOT/imports/<job key>/ and queues a
+core Job (kind "import"); the worker reads them back and runs the same all-or-nothing
+benchmark_import. A worker that dies mid-import leaves the files in place and the job
+unfinished, so the redelivered task imports them again (the import is one transaction,
+nothing half-written). The files are removed once the job has finished either way.
+"""
+
+from __future__ import annotations
+
+import shutil
+import uuid
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.core.files.uploadedfile import UploadedFile
+
+from apps.core.errors import ImportRejected
+from apps.core.models import Job
+from apps.core.services import job_create, job_dispatch
+
+from .importers import ImportFile, benchmark_import
+from .importers.instances import INSTANCE_FORMATS, instances_import
+from .jobs import IMPORT
+
+IMPORTS_DIR = "imports"
+
+
+def _job_dir(key: str) -> Path:
+    return Path(settings.MEDIA_ROOT) / IMPORTS_DIR / key
+
+
+def _safe_name(name: str) -> str:
+    # Only for the stored copy; the job keeps the name as uploaded for its messages.
+    cleaned = "".join(c if c.isalnum() or c in "._-" else "_" for c in Path(name).name)
+    return cleaned[:100] or "upload"
+
+
+def benchmark_import_async(
+    *,
+    dataset_name: str,
+    fmt: str,
+    uploads: list[UploadedFile],
+    created_by=None,
+    language: str = "en",
+    category: str = "",
+) -> Job:
+    """Store the uploads and queue their import; the job's result is the import report."""
+    key = uuid.uuid4().hex
+    directory = _job_dir(key)
+    directory.mkdir(parents=True)
+    files = []
+    for index, upload in enumerate(uploads):
+        stored = f"{index:03d}-{_safe_name(upload.name)}"
+        with open(directory / stored, "wb") as out:
+            for chunk in upload.chunks():  # streamed: never the whole file in memory
+                out.write(chunk)
+        files.append({"name": upload.name, "stored": stored, "size": upload.size})
+    job = job_create(
+        kind=IMPORT,
+        title=f"Import {fmt} files into dataset {dataset_name}",
+        unit="files",
+        params={
+            "dataset": dataset_name,
+            "format": fmt,
+            "language": language,
+            "category": category,
+            "directory": key,
+            "files": files,
+        },
+        created_by=created_by,
+    )
+    return job_dispatch(job=job)
+
+
+def benchmark_import_job_work(*, job: Job) -> dict[str, Any]:
+    """The import a job describes. ImportRejected (with every problem) fails the job; the
+    problems are also kept in the job's result for clients that read them field by field."""
+    params = job.params
+    directory = _job_dir(params["directory"])
+    files = [
+        ImportFile(name=item["name"], data=(directory / item["stored"]).read_bytes())
+        for item in params["files"]
+    ]
+    try:
+        if params["format"] in INSTANCE_FORMATS:
+            return instances_import(
+                dataset_name=params["dataset"],
+                fmt=params["format"],
+                files=files,
+                created_by=job.created_by,
+            ).as_dict()
+        report = benchmark_import(
+            dataset_name=params["dataset"],
+            fmt=params["format"],
+            files=files,
+            created_by=job.created_by,
+            language=params["language"],
+            category=params["category"],
+        )
+    except ImportRejected as rejected:
+        Job.objects.filter(pk=job.pk).update(
+            result={"problems": [problem.as_dict() for problem in rejected.problems]}
+        )
+        raise
+    return report.as_dict()
+
+
+def benchmark_import_job_cleanup(*, job_id: int) -> None:
+    """Remove a finished job's stored uploads (an unfinished job still needs them)."""
+    job = Job.objects.filter(pk=job_id).first()
+    if job is not None and job.is_finished and job.params.get("directory"):
+        shutil.rmtree(_job_dir(job.params["directory"]), ignore_errors=True)

@@ -1,0 +1,39 @@
+"""Formula neutralisation for CSV exports (CSV injection, OWASP).
+
+A spreadsheet opens a cell that starts with `=`, `+`, `-` or `@` (or a tab / carriage return
+that it strips first) as a live formula: `=HYPERLINK(...)` in a benchmark sentence would become
+a clickable link, and worse. In CSV files such a cell is written with a leading apostrophe,
+which spreadsheets read as "this is text" and do not display. A cell that already starts
+with an apostrophe gets one more, so reading back (drop one leading apostrophe) is exact for
+every string. JSONL and Parquet are not touched: they are data formats, not spreadsheets.
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+# The apostrophe itself is in the set so that neutralise/restore is a bijection.
+FORMULA_START = frozenset("=+-@\t\r'")
+
+
+def csv_cell_neutralise(value: str) -> str:
+    """The text as it goes into a CSV cell."""
+    return "'" + value if value and value[0] in FORMULA_START else value
+
+
+def csv_cell_restore(value: str) -> str:
+    """The original text of a neutralised CSV cell (inverse of csv_cell_neutralise)."""
+    return value[1:] if value.startswith("'") else value
+
+
+# The same test for a whole Arrow column (CsvWriter's column-wise fast path).
+_FORMULA_START_RE = "^[=+\\-@\t\r']"
+
+
+def csv_cells_neutralise(cells: pa.Array) -> pa.Array:
+    """csv_cell_neutralise for every value of a string column (nulls stay null)."""
+    needs = pc.match_substring_regex(cells, _FORMULA_START_RE)
+    if not (pc.sum(needs).as_py() or 0):
+        return cells
+    return pc.if_else(needs, pc.binary_join_element_wise("'", cells, ""), cells)

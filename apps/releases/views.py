@@ -1,0 +1,39 @@
+"""Release pages: a dataset's releases with their files, and the button that freezes a new one.
+Views check access and call a selector or a service; the rules live there."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from apps.accounts.decorators import researcher_required, role_required
+from apps.accounts.roles import is_researcher
+from apps.catalog.models import Dataset
+
+from .selectors import release_list_for_page
+from .services import release_create_async
+
+
+@require_GET
+@role_required
+def release_list(request: HttpRequest, pk: int) -> HttpResponse:
+    dataset = get_object_or_404(Dataset, pk=pk)
+    return render(
+        request,
+        "releases/release_list.html",
+        {
+            "dataset": dataset,
+            "releases": release_list_for_page(dataset_id=dataset.pk),
+            "can_release": is_researcher(request.user),
+        },
+    )
+
+
+@require_POST
+@researcher_required
+def release_create(request: HttpRequest, pk: int) -> HttpResponse:
+    """Freeze the dataset into a new release, as a background job."""
+    dataset = get_object_or_404(Dataset, pk=pk)
+    job = release_create_async(dataset=dataset, requested_by=request.user)
+    return redirect("jobs:detail", pk=job.pk)

@@ -1,0 +1,140 @@
+"""Collecting what a job translates: the items (kept for assembly) and their unique strings,
+from instances, sentence pairs or context sets."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from apps.catalog.models import ContextSet, Dataset, Instance, SentencePair
+from apps.core.errors import KasautiError
+
+from .. import pipeline
+from ..models import TranslationSource
+
+SOURCE_LANGUAGE = "en"
+
+
+@dataclass
+class SourceCollection:
+    """What a job translates: the items (for assembly) and their unique strings."""
+
+    source: str
+    instances: list[pipeline.InstanceText] = field(default_factory=list)
+    pairs: list[SentencePair] = field(default_factory=list)
+    context_sets: list[ContextSet] = field(default_factory=list)
+    strings_in_items: int = 0
+    unique: list[str] = field(default_factory=list)
+
+
+def _instance_queryset(*, dataset: Dataset, release_id: int | None):
+    qs = Instance.objects.filter(
+        dataset=dataset,
+        language=SOURCE_LANGUAGE,
+        source_instance__isnull=True,
+        retired_at__isnull=True,
+    )
+    if release_id is not None:
+        # A release is frozen: its members count even if retired since.
+        qs = Instance.objects.filter(
+            language=SOURCE_LANGUAGE,
+            source_instance__isnull=True,
+            memberships__release_id=release_id,
+        )
+    return qs
+
+
+def instance_texts(rows: Iterable[dict[str, Any]]) -> list[pipeline.InstanceText]:
+    """Split each instance into its translation units. The ambiguous context of a disambiguated
+    instance is its ambiguous sibling's context (same version, combination and name order)."""
+    rows = list(rows)
+    ambiguous: dict[tuple[int, int, str], str] = {}
+    for row in rows:
+        if row["context_condition"] == "ambig":
+            key = (row["template_version_id"], row["combination"], row["name_order"])
+            ambiguous.setdefault(key, row["context"])
+    texts = []
+    for row in rows:
+        key = (row["template_version_id"], row["combination"], row["name_order"])
+        parts = (
+            pipeline.split_context(row["context"], ambiguous.get(key))
+            if row["context_condition"] == "disambig"
+            else [row["context"]]
+        )
+        texts.append(
+            pipeline.InstanceText(
+                source_id=row["id"],
+                context_parts=tuple(parts),
+                question=row["question"],
+                answers=(row["ans0"], row["ans1"], row["ans2"]),
+            )
+        )
+    return texts
+
+
+_INSTANCE_TEXT_FIELDS = (
+    "id",
+    "template_version_id",
+    "combination",
+    "name_order",
+    "context_condition",
+    "context",
+    "question",
+    "ans0",
+    "ans1",
+    "ans2",
+)
+
+
+def sources_collect(
+    *, dataset: Dataset, source: str, release_id: int | None = None
+) -> SourceCollection:
+    collection = SourceCollection(source=source)
+    if source == TranslationSource.INSTANCES:
+        rows = _instance_queryset(dataset=dataset, release_id=release_id).values(
+            *_INSTANCE_TEXT_FIELDS
+        )
+        collection.instances = instance_texts(rows.order_by("id"))
+        collection.strings_in_items = pipeline.STRINGS_PER_INSTANCE * len(collection.instances)
+        collection.unique = pipeline.unique_strings(t.strings() for t in collection.instances)
+    elif source == TranslationSource.SENTENCE_PAIRS:
+        collection.pairs = list(
+            SentencePair.objects.filter(dataset=dataset, language=SOURCE_LANGUAGE).order_by("id")
+        )
+        collection.strings_in_items = 2 * len(collection.pairs)
+        collection.unique = pipeline.unique_strings(
+            (pair.sent_more, pair.sent_less) for pair in collection.pairs
+        )
+    elif source == TranslationSource.CONTEXT_SETS:
+        collection.context_sets = list(
+            ContextSet.objects.filter(dataset=dataset, language=SOURCE_LANGUAGE)
+            .prefetch_related("sentences")
+            .order_by("id")
+        )
+        groups = [
+            (cs.context, *(s.text for s in cs.sentences.all())) for cs in collection.context_sets
+        ]
+        collection.strings_in_items = sum(len(group) for group in groups)
+        collection.unique = pipeline.unique_strings(groups)
+    else:
+        raise KasautiError(f"unknown translation source {source!r}")
+    return collection
+
+
+def empty_message(*, dataset: Dataset, source: str) -> str:
+    what = {
+        TranslationSource.INSTANCES: "live English instances (instantiate it first)",
+        TranslationSource.SENTENCE_PAIRS: "English sentence pairs",
+        TranslationSource.CONTEXT_SETS: "English context sets",
+    }.get(source, "items")
+    return f"dataset {dataset.name!r} has no {what}: nothing to translate"
+
+
+def sources_collect_exists(*, dataset: Dataset, source: str, release=None) -> bool:
+    if source == TranslationSource.INSTANCES:
+        release_id = release.pk if release is not None else None
+        return _instance_queryset(dataset=dataset, release_id=release_id).exists()
+    if source == TranslationSource.SENTENCE_PAIRS:
+        return SentencePair.objects.filter(dataset=dataset, language=SOURCE_LANGUAGE).exists()
+    return ContextSet.objects.filter(dataset=dataset, language=SOURCE_LANGUAGE).exists()

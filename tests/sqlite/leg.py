@@ -1,0 +1,126 @@
+"""The SQLite leg's driver: runs import, re-import, instantiate (as a job), release (twice) and
+export against a fresh SQLite file with the `make run` settings, in its own process (the rest of
+the suite runs on PostgreSQL), and prints what each step did as JSON.
+
+    python -m tests.sqlite.leg VAR_DIR
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import sys
+import traceback
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "tests" / "data" / "import" / "bbq"
+
+
+def main(var_dir: Path) -> dict:
+    os.environ["DJANGO_SETTINGS_MODULE"] = "kasauti.settings.dev"
+    os.environ["KASAUTI_VAR_DIR"] = str(var_dir)
+    os.environ["DATABASE_URL"] = f"sqlite:///{var_dir / 'kasauti.sqlite3'}"
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+    from django.db import connection
+
+    outcome: dict = {"vendor": connection.vendor}
+
+    def step(name, function):
+        try:
+            outcome[name] = {"ok": True, **function()}
+        except Exception as exc:
+            outcome[name] = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
+            outcome[name]["traceback"] = traceback.format_exc()
+
+    call_command("migrate", verbosity=0)
+    files = [str(DATA / "new_templates - Religion.csv"), str(DATA / "vocabulary.csv")]
+
+    def import_files():
+        from apps.catalog.models import Dataset, Template, TemplateVersion
+
+        out = io.StringIO()
+        call_command(
+            "import_benchmark", "--format", "bbq", "--dataset", "bbq-sqlite", *files, stdout=out
+        )
+        dataset = Dataset.objects.get(name="bbq-sqlite")
+        return {
+            "templates": Template.objects.filter(dataset=dataset).count(),
+            "versions": TemplateVersion.objects.filter(template__dataset=dataset).count(),
+        }
+
+    step("import", import_files)
+    step("reimport", import_files)
+
+    def instantiate():
+        from apps.catalog.models import Dataset, Instance
+        from apps.catalog.services import dataset_instantiate, instantiation_plan
+        from apps.core.models import Job
+        from apps.core.services import job_create, job_run
+
+        dataset = Dataset.objects.get(name="bbq-sqlite")
+        job = job_create(kind="instantiate", params={"dataset_id": dataset.pk}, unit="instances")
+        job_run(
+            job_id=job.pk,
+            work=lambda job, report: dataset_instantiate(dataset=dataset, progress=report),
+        )
+        job = Job.objects.get(pk=job.pk)
+        again = dataset_instantiate(dataset=dataset)
+        return {
+            "status": job.status,
+            "error": job.error,
+            "progress": [job.progress_done, job.progress_total],
+            "created": job.result.get("created"),
+            "planned": instantiation_plan(dataset=dataset).total,
+            "instances": Instance.objects.filter(dataset=dataset).count(),
+            "created_again": again["created"],
+        }
+
+    step("instantiate", instantiate)
+
+    def release():
+        from apps.catalog.models import Dataset
+        from apps.releases.models import Release
+        from apps.releases.services import release_create
+
+        dataset = Dataset.objects.get(name="bbq-sqlite")
+        first = release_create(dataset=dataset)
+        second = release_create(dataset=dataset)
+        return {
+            "number": first.number,
+            "total": first.counts["total"],
+            "files": sorted(f"{f.kind}.{f.format}" for f in first.files.all()),
+            "identical_returns_latest": second.pk == first.pk,
+            "releases": Release.objects.filter(dataset=dataset).count(),
+        }
+
+    step("release", release)
+
+    def export():
+        import hashlib
+
+        from apps.releases.models import Release
+
+        release = Release.objects.get(dataset__name="bbq-sqlite")
+        output = var_dir / "export.jsonl"
+        call_command(
+            "export_release", str(release.pk), "--format", "jsonl", "--output", str(output)
+        )
+        recorded = release.files.get(kind="instances", format="jsonl")
+        lines = output.read_text(encoding="utf-8").splitlines()
+        return {
+            "lines": len(lines),
+            "sha256_matches": hashlib.sha256(output.read_bytes()).hexdigest() == recorded.sha256,
+            "first": json.loads(lines[0]) if lines else None,
+        }
+
+    step("export", export)
+    return outcome
+
+
+if __name__ == "__main__":
+    print(json.dumps(main(Path(sys.argv[1])), ensure_ascii=False))
