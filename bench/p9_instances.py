@@ -133,9 +133,14 @@ class Client(threading.Thread):
 
     def get(self, connection: http.client.HTTPConnection, path: str) -> dict | None:
         start = time.perf_counter()
-        connection.request("GET", path, headers={"Authorization": f"Token {self.token}"})
-        response = connection.getresponse()
-        body = response.read()
+        try:
+            connection.request("GET", path, headers={"Authorization": f"Token {self.token}"})
+            response = connection.getresponse()
+            body = response.read()
+        except (OSError, http.client.HTTPException):  # a timeout or a dropped connection
+            self.errors += 1
+            connection.close()  # reconnects on the next request
+            return None
         elapsed = time.perf_counter() - start
         if response.status != 200:
             self.errors += 1
@@ -215,8 +220,11 @@ def _explain(args, token_user) -> None:
         with CaptureQueriesContext(connection) as captured:
             response = client.get(url)
         assert response.status_code == 200, response.status_code
-        sql = next(q["sql"] for q in captured.captured_queries if "LIMIT" in q["sql"]
-                   and "catalog_instance" in q["sql"])  # fmt: skip
+        # The page query: the widest one on the instance table (the others look up the
+        # dataset and its first id).
+        sql = max((q["sql"] for q in captured.captured_queries if "catalog_instance" in q["sql"]),
+                  key=len)  # fmt: skip
+        print(f"  queries for the {label}: {len(captured.captured_queries)}")
         with connection.cursor() as cursor:
             cursor.execute(f"EXPLAIN (ANALYZE, BUFFERS) {sql}")
             plan = "\n    ".join(row[0] for row in cursor.fetchall())
@@ -271,7 +279,11 @@ def main() -> None:
                 results[label] = _drive(args, port, token, label)
             finally:
                 server.terminate()
-                server.wait(timeout=30)
+                try:
+                    server.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    server.kill()
+                    server.wait()
             _explain(args, user)
         final = results[phases[-1][0]]
         met = all(v is not None and v <= 0.1 for v in final.values())
