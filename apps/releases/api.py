@@ -128,7 +128,6 @@ class DatasetReleaseCreateApi(APIView):
             200: OutputSerializer,
             201: OutputSerializer,
             202: JobOutputSerializer,
-            400: ErrorSerializer,
             409: ErrorSerializer,
         },
     )
