@@ -12,15 +12,23 @@ INSTANTIATE = "instantiate"
 IMPORT = "import"
 
 
-def _dataset_links(job: Job) -> list[JobLink]:
+def dataset_job_links(job: Job, *, on_success: tuple[str, str]) -> list[JobLink]:
+    """The dataset a job worked on, and once it succeeded, where its output is
+    (`on_success` = (label, URL name taking the dataset id)). Shared by the job kinds of the
+    apps above catalog."""
     dataset_id = job.params.get("dataset_id")
     if not dataset_id:
         return []
     name = job.params.get("dataset_name") or f"dataset #{dataset_id}"
     links = [JobLink(f"Dataset {name}", reverse("web:dataset", args=[dataset_id]))]
     if job.status == Job.Status.SUCCEEDED:
-        links.append(JobLink("View instances", reverse("web:instances", args=[dataset_id])))
+        label, url_name = on_success
+        links.append(JobLink(label, reverse(url_name, args=[dataset_id])))
     return links
+
+
+def _dataset_links(job: Job) -> list[JobLink]:
+    return dataset_job_links(job, on_success=("View instances", "web:instances"))
 
 
 def _summary(job: Job) -> list[str]:

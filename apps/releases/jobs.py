@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from django.urls import reverse
-
+from apps.catalog.jobs import dataset_job_links
 from apps.core.models import Job
 from apps.core.registry import JobKind, JobLink
 
@@ -11,14 +10,7 @@ RELEASE = "release"
 
 
 def _links(job: Job) -> list[JobLink]:
-    dataset_id = job.params.get("dataset_id")
-    if not dataset_id:
-        return []
-    name = job.params.get("dataset_name") or f"dataset #{dataset_id}"
-    links = [JobLink(f"Dataset {name}", reverse("web:dataset", args=[dataset_id]))]
-    if job.status == Job.Status.SUCCEEDED:
-        links.append(JobLink("View releases", reverse("releases:list", args=[dataset_id])))
-    return links
+    return dataset_job_links(job, on_success=("View releases", "releases:list"))
 
 
 def _summary(job: Job) -> list[str]:

@@ -23,6 +23,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from apps.catalog import compare, selectors, services
+from apps.catalog.bulk import INSTANCE_COLUMNS as BULK_COLUMNS
 from apps.catalog.bulk import instances_insert
 from apps.catalog.models import Dataset, Finding, Instance
 from apps.core.errors import ImportProblem, ImportRejected
@@ -33,35 +34,14 @@ from .tables import ImportFile
 
 __all__ = ["INSTANCE_FORMATS", "InstanceImportReport", "instances_import", "instances_parse"]
 
-# Instance columns written for a published row; the rest take their database defaults.
+# Instance columns written for a published row: bulk's columns plus the three a published row
+# carries (its noun form, its own id and the fields Kasauti has no column for); the rest take
+# their database defaults.
+_AFTER = BULK_COLUMNS.index("proper_noun") + 1
 INSTANCE_COLUMNS = (
-    "dataset_id",
-    "template_version_id",
-    "category_id",
-    "language",
-    "example_id",
-    "question_index",
-    "combination",
-    "name_order",
-    "context_condition",
-    "question_polarity",
-    "pairing",
-    "proper_noun",
-    "noun_form",
-    "source_id",
-    "additional_metadata",
-    "placeholder_values",
-    "context",
-    "question",
-    "ans0",
-    "ans1",
-    "ans2",
-    "option_roles",
-    "answer_info",
-    "label",
-    "source_instance_id",
-    "retired_at",
-    "created_at",
+    BULK_COLUMNS[:_AFTER]
+    + ("noun_form", "source_id", "additional_metadata")
+    + BULK_COLUMNS[_AFTER:]
 )
 # What must be equal for a re-imported row to count as the same instance.
 _CONTENT = (
