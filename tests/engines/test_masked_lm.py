@@ -17,11 +17,11 @@ PAIR = ("वह लड़का डॉक्टर है और वह अम�
 
 
 @pytest.fixture(scope="module")
-def bert_dir(request, tmp_path_factory) -> Path:
-    try:
-        return request.getfixturevalue("tiny_bert_dir")
-    except pytest.FixtureLookupError:
-        return _build_tiny_bert(tmp_path_factory.mktemp("tiny_bert"))
+def bert_dir(tmp_path_factory) -> Path:
+    """Built here rather than taken from the shared tiny BERT: this test needs a vocabulary
+    small enough that Hindi words split into pieces, and weights large enough that a
+    prediction depends on its context."""
+    return _build_tiny_bert(tmp_path_factory.mktemp("tiny_bert"))
 
 
 def _build_tiny_bert(path: Path) -> Path:
@@ -53,6 +53,9 @@ def _build_tiny_bert(path: Path) -> Path:
         num_attention_heads=2,
         intermediate_size=64,
         max_position_embeddings=128,
+        # Large random weights: the predictions depend strongly on the context, so masking a
+        # word piece by piece and masking it whole give clearly different log-probabilities.
+        initializer_range=1.0,
     )
     BertForMaskedLM(config).save_pretrained(path)
     return path
@@ -90,18 +93,22 @@ def test_a_multi_subtoken_hindi_word_is_masked_as_a_whole(scorer):
     for i in multi:
         pieces = "".join(tokens[p].removeprefix("##") for p in groups[i])
         assert pieces == words[i] or "[UNK]" in pieces
+    # The masked copy hides all pieces of the word and nothing else.
+    word = multi[0]
+    masked = scorer.mask_word(ids, groups[word])
+    mask_id = scorer.tokenizer.mask_token_id
+    assert [p for p, t in enumerate(masked) if t == mask_id] == groups[word]
     # Every non-special token belongs to exactly one word.
     flat = sorted(p for g in groups for p in g)
     assert flat == list(range(1, len(ids) - 1))
     # The score of that word masks all of its pieces together: equal to the naive reference
     # with every piece masked, and different from masking the pieces one at a time.
-    word = multi[0]
     (batched,) = scorer.score_words([(HINDI, [word])])
     whole = _naive_word_logprob(scorer, HINDI, groups[word])
     one_by_one = sum(_naive_word_logprob(scorer, HINDI, [p]) for p in groups[word])
     assert batched.n_tokens == len(groups[word])
     assert batched.sum_logprob == pytest.approx(whole, abs=1e-4)
-    assert not math.isclose(batched.sum_logprob, one_by_one, abs_tol=1e-4)
+    assert not math.isclose(batched.sum_logprob, one_by_one, abs_tol=1e-2)
 
 
 def test_batched_pll_equals_naive_word_by_word(scorer):

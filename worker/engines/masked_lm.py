@@ -183,12 +183,18 @@ class MaskedLMScorer:
                 groups[word].append(position)
         return ids, groups
 
+    def mask_word(self, ids: Sequence[int], positions: Sequence[int]) -> list[int]:
+        """``ids`` with every sub-token of one word (its ``positions``) replaced by the mask."""
+        masked = list(ids)
+        for p in positions:
+            masked[p] = self.tokenizer.mask_token_id
+        return masked
+
     # -- scoring ------------------------------------------------------------------------------
     def score_words(self, requests: Sequence[tuple[str, Sequence[int]]]) -> list[SentenceScore]:
         """For each (sentence, word indices): Σ over the words of log P(word's sub-tokens | the
         rest, the word masked as a whole), and the number of sub-tokens scored."""
         torch = self._torch
-        mask_id = self.tokenizer.mask_token_id
         variants: list[tuple[int, list[int], list[int], list[int]]] = []
         for index, (sentence, words) in enumerate(requests):
             ids, groups = self.encode_words(unicodedata.normalize("NFC", sentence))
@@ -196,9 +202,7 @@ class MaskedLMScorer:
                 positions = groups[word]
                 if not positions:
                     continue
-                masked = list(ids)
-                for p in positions:
-                    masked[p] = mask_id
+                masked = self.mask_word(ids, positions)
                 variants.append((index, masked, positions, [ids[p] for p in positions]))
         sums = [0.0] * len(requests)
         counts = [0] * len(requests)
