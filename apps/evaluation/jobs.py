@@ -44,3 +44,44 @@ EVALUATE_KIND = JobKind(
 
 # Every kind this app registers (apps.py ready()); add new kinds here.
 KINDS: list[JobKind] = [EVALUATE_KIND]
+
+
+# --- CrowS-Pairs, SEAT and IndiCASA (services/crows.py, seat.py, indicasa.py) ----------------
+def _bias_summary(job: Job) -> list[str]:
+    r = job.result or {}
+    lines = []
+    if "bias_percentage" in r:
+        std = "" if r.get("std") is None else f" ± {r['std']:.2f}"
+        lines.append(
+            f"{r.get('pairs', 0):,} pairs; bias percentage {_fmt(r['bias_percentage'])}{std}"
+        )
+    if "tests" in r:
+        lines.append(f"{r['tests']} SEAT tests, {r.get('significant', 0)} significant at p < 0.01")
+    if "best_delta_sim" in r:
+        lines.append(
+            f"Best held-out Δsim {_fmt(r['best_delta_sim'])} (epoch {r.get('best_epoch')})"
+        )
+    if "bias_score" in r:
+        lines.append(
+            f"Bias score {_fmt(r['bias_score'])}, stereotype probability "
+            f"{_fmt(r.get('stereotype_probability'))}, skip ratio {_fmt(r.get('skip_ratio'))}"
+        )
+    return lines
+
+
+BIAS_KINDS = [
+    JobKind(
+        name=name,
+        label=label,
+        task=f"apps.evaluation.tasks.{task}",
+        summary=_bias_summary,
+        links=_run_links,
+    )
+    for name, label, task in [
+        ("evaluate_crows", "CrowS-Pairs bias percentage", "crows_run"),
+        ("evaluate_seat", "SEAT effect sizes", "seat_run"),
+        ("indicasa_train", "IndiCASA contrastive encoder", "indicasa_train_run"),
+        ("indicasa_generate", "IndiCASA generation bias score", "indicasa_generate_run"),
+    ]
+]
+KINDS.extend(BIAS_KINDS)
