@@ -26,7 +26,6 @@ from apps.releases.models import Release
 
 from ..models import EvaluationRun, Prediction, RunKind, RunStatus
 from ..predictions.readers import Columns, PredictionRow, reader_for
-from .metrics import run_metrics
 
 # How many unmatched ids / unparseable answers the run keeps for display (all are counted).
 LISTED = 200
@@ -160,7 +159,12 @@ def predictions_import(
             counts["unparseable"] += 1
             if len(unparseable) < LISTED:
                 unparseable.append(
-                    {"line": row.line, "id": row.item_id, "answer": row.prediction, "options": answers}
+                    {
+                        "line": row.line,
+                        "id": row.item_id,
+                        "answer": row.prediction,
+                        "options": answers,
+                    }
                 )
         else:
             counts["matched"] += 1
@@ -175,6 +179,8 @@ def predictions_import(
         )
     if duplicates:
         raise ImportRejected(duplicates[:50])
+
+    from .metrics import run_metrics
 
     with transaction.atomic():
         run = EvaluationRun.objects.create(

@@ -160,6 +160,4 @@ def shots_for(instance: Instance, pool: dict[str, list[Instance]], count: int) -
             f"two-shot prompts need {count} other items in {instance.language!r} to use as "
             f"examples; the release has {len(chosen)}"
         )
-    return [
-        Shot(c.context, c.question, (c.ans0, c.ans1, c.ans2), c.label) for c in chosen
-    ]
+    return [Shot(c.context, c.question, (c.ans0, c.ans1, c.ans2), c.label) for c in chosen]
