@@ -44,3 +44,11 @@ def indicasa_generate_run_task(self, job_id: int) -> None:
     from .services.indicasa import indicasa_generate_run_execute
 
     _run_service(self, job_id, indicasa_generate_run_execute)
+
+
+@shared_task(bind=True, name="apps.evaluation.tasks.evaluate_run")
+def evaluate_run_task(self, job_id: int) -> None:
+    """A BBQ-style multiple-choice run (services/runs.py); resumable: scored items stay."""
+    from .services.runs import run_execute
+
+    _run_service(self, job_id, run_execute)
