@@ -123,6 +123,42 @@ def _view_transactions() -> list[str]:
     return problems
 
 
+# Plain-Python packages inside apps: metric formulas import no Django and no `apps` module, so
+# they can be unit-tested and reused (lm-evaluation-harness comparisons) without a project.
+PLAIN_PACKAGES = ["apps/evaluation/metrics"]
+
+
+def _plain_violations(root: Path = ROOT) -> list[str]:
+    problems = []
+    for top in PLAIN_PACKAGES:
+        for path in sorted((root / top).rglob("*.py")):
+            for line, target in _imports(path, root):
+                if target.split(".")[0] in ("django", "rest_framework", "apps") and not (
+                    target.startswith(top.replace("/", "."))
+                ):
+                    problems.append(
+                        f"{path.relative_to(root)}:{line}: {top} is plain Python but imports "
+                        f"{target}"
+                    )
+    return problems
+
+
+def test_metric_modules_are_plain_python():
+    assert _plain_violations() == []
+
+
+def test_the_plain_check_catches_a_django_import(tmp_path):
+    probe = tmp_path / "apps" / "evaluation" / "metrics" / "probe.py"
+    probe.parent.mkdir(parents=True)
+    probe.write_text(
+        "from apps.evaluation.metrics import bbq\n"
+        "def f():\n    from django.db import models\n    from apps.catalog import models\n",
+        encoding="utf-8",
+    )
+    problems = _plain_violations(root=tmp_path)
+    assert len(problems) == 2 and all("plain Python" in p for p in problems), problems
+
+
 def test_every_app_is_in_a_layer():
     apps = sorted(p.name for p in (ROOT / "apps").iterdir() if (p / "__init__.py").exists())
     missing = [name for name in apps if f"apps.{name}" not in LAYERS]

@@ -14,4 +14,6 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kasauti.settings.dev")
 app = Celery("kasauti")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 # Task modules are listed explicitly so that the worker never scans packages it does not own.
-app.autodiscover_tasks(["apps.core", "apps.catalog", "apps.releases", "apps.translation"])
+app.autodiscover_tasks(
+    ["apps.core", "apps.catalog", "apps.releases", "apps.translation", "apps.evaluation"]
+)

@@ -44,6 +44,7 @@ INSTALLED_APPS = [
     "apps.releases",
     "apps.translation",
     "apps.annotation",
+    "apps.evaluation",
 ]
 
 MIDDLEWARE = [
@@ -219,6 +220,8 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_DEFAULT_QUEUE = "default"
 CELERY_TASK_ROUTES = {
     "apps.translation.tasks.translate_chunk": {"queue": "gpu"},
+    # Every evaluation task runs where the models are (apps/evaluation/jobs.py).
+    "apps.evaluation.tasks.*": {"queue": "gpu"},
 }
 
 # Model engines: local directories only; nothing is ever downloaded.
@@ -286,4 +289,17 @@ SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"] = {
 SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"] = {
     **SPECTACULAR_SETTINGS.get("ENUM_NAME_OVERRIDES", {}),
     "CampaignKindEnum": "apps.annotation.models.CampaignKind",
+}
+
+# --- evaluation ----------------------------------------------------------------------------------
+# Where registered models' relative paths are looked up (apps.evaluation.models.ModelEntry).
+# Nothing is downloaded: see README "Getting model weights".
+KASAUTI_MODEL_ROOT = Path(os.environ.get("KASAUTI_MODEL_ROOT", VAR_DIR / "models"))
+# Items scored per batch in an evaluation job; the job's progress moves after each batch.
+KASAUTI_EVAL_BATCH_SIZE = int(os.environ.get("KASAUTI_EVAL_BATCH_SIZE", "16"))
+SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"] = {
+    **SPECTACULAR_SETTINGS.get("ENUM_NAME_OVERRIDES", {}),
+    "ModelKindEnum": "apps.evaluation.models.ModelKind",
+    "RunKindEnum": "apps.evaluation.models.RunKind",
+    "RunStatusEnum": "apps.evaluation.models.RunStatus",
 }

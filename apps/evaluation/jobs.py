@@ -1,0 +1,87 @@
+"""The evaluation app's kinds of background job, plugged into core's job system. Every kind's
+task is routed to the Celery `gpu` queue (CELERY_TASK_ROUTES in kasauti/settings/base.py)."""
+
+from __future__ import annotations
+
+from django.urls import reverse
+
+from apps.core.models import Job
+from apps.core.registry import JobKind, JobLink
+
+EVALUATE = "evaluate"
+
+
+def _run_links(job: Job) -> list[JobLink]:
+    run_id = (job.params or {}).get("run_id")
+    return [JobLink("View run", reverse("evaluation:run", args=[run_id]))] if run_id else []
+
+
+def _fmt(value) -> str:
+    return "undefined" if value is None else f"{value:.3f}"
+
+
+def _evaluate_summary(job: Job) -> list[str]:
+    result = job.result or {}
+    overall = result.get("overall") or {}
+    if not overall:
+        return []
+    return [
+        f"{result.get('predictions', 0):,} predictions "
+        f"({overall.get('n_amb', 0):,} ambiguous, {overall.get('n_dis', 0):,} disambiguated).",
+        f"Acc_A {_fmt(overall.get('acc_a'))}, Acc_D {_fmt(overall.get('acc_d'))}, "
+        f"BS_A {_fmt(overall.get('bs_a'))}, BS_D {_fmt(overall.get('bs_d'))}, "
+        f"SBS_A {_fmt(overall.get('sbs_a'))}, SBS_D {_fmt(overall.get('sbs_d'))}.",
+    ]
+
+
+EVALUATE_KIND = JobKind(
+    name=EVALUATE,
+    label="Evaluate model",
+    task="apps.evaluation.tasks.evaluate_run",
+    summary=_evaluate_summary,
+    links=_run_links,
+)
+
+# Every kind this app registers (apps.py ready()); add new kinds here.
+KINDS: list[JobKind] = [EVALUATE_KIND]
+
+
+# --- CrowS-Pairs, SEAT and IndiCASA (services/crows.py, seat.py, indicasa.py) ----------------
+def _bias_summary(job: Job) -> list[str]:
+    r = job.result or {}
+    lines = []
+    if "bias_percentage" in r:
+        std = "" if r.get("std") is None else f" ± {r['std']:.2f}"
+        lines.append(
+            f"{r.get('pairs', 0):,} pairs; bias percentage {_fmt(r['bias_percentage'])}{std}"
+        )
+    if "tests" in r:
+        lines.append(f"{r['tests']} SEAT tests, {r.get('significant', 0)} significant at p < 0.01")
+    if "best_delta_sim" in r:
+        lines.append(
+            f"Best held-out Δsim {_fmt(r['best_delta_sim'])} (epoch {r.get('best_epoch')})"
+        )
+    if "bias_score" in r:
+        lines.append(
+            f"Bias score {_fmt(r['bias_score'])}, stereotype probability "
+            f"{_fmt(r.get('stereotype_probability'))}, skip ratio {_fmt(r.get('skip_ratio'))}"
+        )
+    return lines
+
+
+BIAS_KINDS = [
+    JobKind(
+        name=name,
+        label=label,
+        task=f"apps.evaluation.tasks.{task}",
+        summary=_bias_summary,
+        links=_run_links,
+    )
+    for name, label, task in [
+        ("evaluate_crows", "CrowS-Pairs bias percentage", "crows_run"),
+        ("evaluate_seat", "SEAT effect sizes", "seat_run"),
+        ("indicasa_train", "IndiCASA contrastive encoder", "indicasa_train_run"),
+        ("indicasa_generate", "IndiCASA generation bias score", "indicasa_generate_run"),
+    ]
+]
+KINDS.extend(BIAS_KINDS)

@@ -1,0 +1,206 @@
+"""Import predictions made elsewhere and score them exactly like a run.
+
+Ids are matched against the instance's `source_id` (the id of the published file it came from)
+or its Kasauti `example_id`; when the file has category / language columns they narrow the match
+(example ids restart per category in BBQ's files). An answer is an option index (0- or 1-based,
+`index_base`) or the option's text, compared after case, space and trailing-punctuation
+normalisation. Ids that match nothing (or more than one item) and answers that match no option
+are counted and listed on the run, never dropped silently; a malformed file is refused with
+file, line and field, and nothing is written."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import IO, Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from apps.catalog.models import Dataset, Instance
+from apps.core.errors import ImportProblem, ImportRejected, KasautiError
+from apps.core.text import nfc
+from apps.releases.models import Release
+
+from ..models import EvaluationRun, Prediction, RunKind, RunStatus
+from ..predictions.readers import Columns, PredictionRow, reader_for
+
+# How many unmatched ids / unparseable answers the run keeps for display (all are counted).
+LISTED = 200
+_SPACES = re.compile(r"\s+")
+
+
+def answer_normalise(text: str) -> str:
+    """Case-folded, spaces collapsed, trailing punctuation (., !, ?, ।, quotes...) removed."""
+    text = _SPACES.sub(" ", unicodedata.normalize("NFC", text)).strip().casefold()
+    while text and unicodedata.category(text[-1])[0] in "P":
+        text = text[:-1].rstrip()
+    while text and (unicodedata.category(text[0]) in ("Pi", "Ps") or text[0] in "\"'"):
+        text = text[1:].lstrip()
+    return text
+
+
+def answer_index(
+    prediction: int | str | None, answers: Sequence[str], *, index_base: int = 0
+) -> int | None:
+    """The chosen option (0..len-1) or None when the answer is not one of them."""
+    if prediction is None:
+        return None
+    if isinstance(prediction, str) and prediction.strip().isascii():
+        stripped = prediction.strip()
+        if stripped.isdigit():
+            prediction = int(stripped)
+    if isinstance(prediction, int):
+        index = prediction - index_base
+        return index if 0 <= index < len(answers) else None
+    wanted = answer_normalise(prediction)
+    matches = [i for i, answer in enumerate(answers) if answer_normalise(answer) == wanted]
+    return matches[0] if len(matches) == 1 else None
+
+
+def _instances(*, dataset: Dataset, release: Release | None):
+    if release is not None:
+        return Instance.objects.filter(memberships__release=release)
+    return Instance.objects.filter(dataset=dataset, retired_at__isnull=True)
+
+
+def _index(queryset) -> dict[str, list[tuple[int, str, str, tuple[str, str, str]]]]:
+    index: dict[str, list] = defaultdict(list)
+    rows = queryset.values_list(
+        "id", "source_id", "example_id", "category__name", "language", "ans0", "ans1", "ans2"
+    )
+    for pk, source_id, example_id, category, language, *answers in rows.iterator(5000):
+        entry = (pk, category, language, tuple(answers))
+        keys = {str(example_id)}
+        if source_id:
+            keys.add(nfc(source_id))
+        for key in keys:
+            index[key].append(entry)
+    return index
+
+
+def _match(row: PredictionRow, index) -> tuple[Any, str]:
+    candidates = index.get(row.item_id, [])
+    if row.category:
+        wanted = row.category.casefold()
+        candidates = [c for c in candidates if c[1].casefold() == wanted]
+    if row.language:
+        candidates = [c for c in candidates if c[2] == row.language]
+    if len({c[0] for c in candidates}) == 1:
+        return candidates[0], ""
+    if not candidates:
+        return None, "no item has this id"
+    return None, (
+        f"{len(candidates)} items have this id (categories "
+        f"{', '.join(sorted({c[1] for c in candidates}))}; languages "
+        f"{', '.join(sorted({c[2] for c in candidates}))}): add a category / language column"
+    )
+
+
+def predictions_import(
+    *,
+    dataset: Dataset,
+    model_label: str,
+    stream: IO[bytes],
+    name: str,
+    file_format: str = "",
+    columns: Columns | None = None,
+    index_base: int = 0,
+    release: Release | None = None,
+    created_by=None,
+) -> EvaluationRun:
+    """Read, match and store a prediction file as a complete `imported` run with its
+    metrics. All-or-nothing: a malformed file raises ImportRejected and writes nothing."""
+    if index_base not in (0, 1):
+        raise KasautiError(f"index base must be 0 or 1, not {index_base}")
+    if release is not None and release.dataset_id != dataset.pk:
+        raise KasautiError(f"release {release.pk} is not a release of {dataset.name!r}")
+    model_label = nfc(model_label.strip())
+    if not model_label:
+        raise KasautiError("a model label is required (what the predictions are from)")
+    columns = columns or Columns()
+    reader = reader_for(name=name, file_format=file_format, columns=columns)
+    rows = reader.read(stream)
+    index = _index(_instances(dataset=dataset, release=release))
+    if not index:
+        raise KasautiError(f"dataset {dataset.name!r} has no instances to match predictions to")
+
+    seen: dict[int, int] = {}
+    duplicates: list[ImportProblem] = []
+    predictions: list[Prediction] = []
+    unmatched: list[dict[str, Any]] = []
+    unparseable: list[dict[str, Any]] = []
+    counts = {"rows": len(rows), "matched": 0, "unmatched": 0, "unparseable": 0}
+    for row in rows:
+        entry, reason = _match(row, index)
+        if entry is None:
+            counts["unmatched"] += 1
+            if len(unmatched) < LISTED:
+                unmatched.append({"line": row.line, "id": row.item_id, "reason": reason})
+            continue
+        pk, _category, _language, answers = entry
+        if pk in seen:
+            duplicates.append(
+                ImportProblem(
+                    name,
+                    row.line,
+                    columns.id,
+                    f"item {row.item_id!r} was already given on line {seen[pk]}",
+                )
+            )
+            continue
+        seen[pk] = row.line
+        chosen = answer_index(row.prediction, answers, index_base=index_base)
+        if chosen is None and row.prediction is None and row.logprobs:
+            chosen = max(range(len(row.logprobs)), key=row.logprobs.__getitem__)
+        if chosen is None:
+            counts["unparseable"] += 1
+            if len(unparseable) < LISTED:
+                unparseable.append(
+                    {
+                        "line": row.line,
+                        "id": row.item_id,
+                        "answer": row.prediction,
+                        "options": answers,
+                    }
+                )
+        else:
+            counts["matched"] += 1
+        predictions.append(
+            Prediction(
+                instance_id=pk,
+                item_key=row.item_id,
+                chosen=chosen,
+                raw="" if row.prediction is None else str(row.prediction),
+                sum_logprobs=list(row.logprobs or []),
+            )
+        )
+    if duplicates:
+        raise ImportRejected(duplicates[:50])
+
+    from .metrics import run_metrics
+
+    with transaction.atomic():
+        run = EvaluationRun.objects.create(
+            kind=RunKind.IMPORTED,
+            status=RunStatus.COMPLETE,
+            dataset=dataset,
+            release=release,
+            model_label=model_label,
+            params={
+                "file": name,
+                "format": reader.format,
+                "index_base": index_base,
+                "columns": vars(columns),
+            },
+            report={**counts, "unmatched_ids": unmatched, "unparseable_answers": unparseable},
+            created_by=created_by,
+            finished_at=timezone.now(),
+        )
+        for prediction in predictions:
+            prediction.run = run
+        Prediction.objects.bulk_create(predictions, batch_size=2000)
+        run_metrics(run=run)
+    return run

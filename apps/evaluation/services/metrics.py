@@ -1,0 +1,120 @@
+"""Metrics of a BBQ-style run, recomputed from its stored predictions.
+
+The formulas are in apps.evaluation.metrics.bbq (plain Python: BharatBBQ eqs. 1-6, BBQ's s_DIS
+and s_AMB, the difference-of-accuracies bias score); this module only turns stored rows into
+`BBQItem`s and groups them: overall, by category, by language, by category x language, by
+category x language x context condition, and by noun type (BharatBBQ §6.3). Every group carries
+its counts (n_amb, n_dis); an undefined figure is None with its reason, never a fake 0."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from django.db import transaction
+
+from apps.catalog.models import NounForm
+
+from ..metrics.bbq import BBQItem, bbq_scores
+from ..models import EvaluationRun, Prediction
+
+# Kasauti's option roles (apps.catalog.models.OptionRole) in the metric module's terms.
+ROLE = {"stereotyped": "target", "non_stereotyped": "non_target", "unknown": "unknown"}
+# The six BharatBBQ figures and BBQ's two, in the order pages and commands show them.
+METRIC_KEYS = ("acc_a", "acc_d", "bs_a", "bs_d", "sbs_a", "sbs_d", "s_dis", "s_amb")
+COUNT_KEYS = ("n_amb", "n_dis")
+
+
+def noun_type(*, noun_form: str, proper_noun: bool) -> str:
+    if noun_form == NounForm.PROPER_NAME:
+        return "proper"
+    if noun_form in (NounForm.COMMON_NOUN, NounForm.GROUP_LABEL):
+        return "common"
+    return "proper" if proper_noun else "common"
+
+
+def run_bbq_items(*, run: EvaluationRun) -> list[BBQItem]:
+    rows = (
+        # An imported answer that matched no option has no choice: it is counted on the run
+        # (report.unparseable) and left out of the metrics rather than scored as wrong.
+        Prediction.objects.filter(run=run, chosen__isnull=False)
+        .order_by("id")
+        .values_list(
+            "chosen",
+            "instance__category__name",
+            "instance__language",
+            "instance__context_condition",
+            "instance__question_polarity",
+            "instance__noun_form",
+            "instance__proper_noun",
+            "instance__label",
+            "instance__option_roles",
+        )
+        .iterator(chunk_size=5000)
+    )
+    return [
+        BBQItem(
+            category=category,
+            language=language,
+            context_condition=condition,
+            question_polarity=polarity,
+            noun_type=noun_type(noun_form=noun_form, proper_noun=proper),
+            label=label,
+            roles=tuple(ROLE.get(role, role) for role in roles),
+            prediction=chosen,
+        )
+        for chosen, category, language, condition, polarity, noun_form, proper, label, roles in rows
+    ]
+
+
+def _grouped(
+    items: Iterable[BBQItem], key: Callable[[BBQItem], tuple[str, ...]]
+) -> dict[tuple[str, ...], list[BBQItem]]:
+    groups: dict[tuple[str, ...], list[BBQItem]] = defaultdict(list)
+    for item in items:
+        groups[key(item)].append(item)
+    return dict(sorted(groups.items()))
+
+
+def bbq_results(items: list[BBQItem]) -> dict[str, Any]:
+    """Every figure the run page, the API and `run_metrics` show, as JSON."""
+
+    def rows(key, names):
+        return [
+            {**dict(zip(names, values, strict=True)), **bbq_scores(group)}
+            for values, group in _grouped(items, key).items()
+        ]
+
+    return {
+        "overall": bbq_scores(items),
+        "by_category": {
+            values[0]: bbq_scores(group)
+            for values, group in _grouped(items, lambda i: (i.category,)).items()
+        },
+        "by_language": {
+            values[0]: bbq_scores(group)
+            for values, group in _grouped(items, lambda i: (i.language,)).items()
+        },
+        "by_noun_type": {
+            values[0]: bbq_scores(group)
+            for values, group in _grouped(items, lambda i: (i.noun_type,)).items()
+        },
+        "by_category_language": rows(lambda i: (i.category, i.language), ("category", "language")),
+        "by_category_language_condition": rows(
+            lambda i: (i.category, i.language, i.context_condition),
+            ("category", "language", "context_condition"),
+        ),
+        "by_category_noun_type": rows(
+            lambda i: (i.category, i.noun_type), ("category", "noun_type")
+        ),
+    }
+
+
+def run_metrics(*, run: EvaluationRun) -> dict[str, Any]:
+    """Recompute a run's metrics from its predictions and store them on the run."""
+    results = {**bbq_results(run_bbq_items(run=run)), "predictions": run.predictions.count()}
+    with transaction.atomic():
+        EvaluationRun.objects.filter(pk=run.pk).update(results=results)
+    run.results = results
+    return results

@@ -1,0 +1,364 @@
+"""BBQ-style multiple-choice runs: log-likelihood scoring of each option (BharatBBQ App. C).
+
+`run_create` checks everything that can be checked before a GPU is busy (the model directory
+exists, the release has disambiguated contexts, a prompt template exists for every language)
+and queues an `evaluate` job; `run_execute` is that job's work: it renders each item's prompt
+from the template, scores the three options as continuations with the local causal LM
+(worker.engines.lm_scorer, the shared prompt computed once per item) or an OpenAI-compatible
+endpoint (worker.engines.endpoint), writes one `Prediction` per item batch by batch, and then the
+metrics. Writing is idempotent: a resumed or redelivered job scores only the items that have no
+prediction yet. Until the last item is scored the run is `running`, then `partial` if the job
+stops (cancelled, failed): its numbers are never shown as those of the release.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from apps.catalog.models import ContextCondition, Dataset, Instance
+from apps.core.errors import KasautiError
+from apps.core.services import JobCancelled, job_create, job_dispatch
+from apps.releases.models import Release
+from worker.engines.errors import README_ANCHOR, ModelConfigurationError
+
+from ..jobs import EVALUATE
+from ..models import (
+    EvaluationRun,
+    InstructionLanguage,
+    ModelEntry,
+    ModelKind,
+    Prediction,
+    PromptTemplate,
+    RunKind,
+    RunStatus,
+)
+from .bias_runs import EvaluationInputError
+from .metrics import run_metrics
+from .prompts import (
+    option_continuations,
+    prompt_render,
+    prompt_template_check,
+    shot_pool,
+    shots_for,
+    templates_for,
+)
+
+Progress = Callable[..., None]
+SCORABLE_KINDS = (ModelKind.CAUSAL_LM, ModelKind.ENDPOINT)
+
+
+def run_items(*, dataset: Dataset, release: Release | None):
+    """The instances a run scores: the release's, or the dataset's live ones, in id order."""
+    if release is not None:
+        items = Instance.objects.filter(memberships__release=release)
+    else:
+        items = Instance.objects.filter(dataset=dataset, retired_at__isnull=True)
+    return items.order_by("id")
+
+
+def model_check(*, model: ModelEntry) -> None:
+    """A model that cannot be scored with fails here, with the path or URL it was given."""
+    if model.kind not in SCORABLE_KINDS:
+        raise EvaluationInputError(
+            f"model {model.name!r} is a {model.get_kind_display().lower()}; multiple-choice "
+            "runs need a causal language model or a completions endpoint"
+        )
+    if model.kind == ModelKind.ENDPOINT:
+        if not model.endpoint_url:
+            raise EvaluationInputError(f"model {model.name!r} is an endpoint without a URL")
+        return
+    path = model.resolved_path()
+    if not path.is_dir():
+        raise EvaluationInputError(
+            f"model directory for {model.name!r} does not exist: {path} (set the model's path, "
+            f"or KASAUTI_MODEL_ROOT for relative paths; see {README_ANCHOR})"
+        )
+    if not (path / "config.json").is_file():
+        raise EvaluationInputError(
+            f"model directory for {model.name!r} has no config.json: {path} (a Hugging Face "
+            f"model directory is expected; see {README_ANCHOR})"
+        )
+
+
+def _template_snapshot(template: PromptTemplate) -> dict[str, Any]:
+    return {
+        "name": template.name,
+        "shots": template.shots,
+        "instruction_language": template.instruction_language,
+        "text": template.text,
+        "example_text": template.example_text,
+    }
+
+
+def _resolve_templates(
+    *,
+    languages: list[str],
+    prompt_template: PromptTemplate | None,
+    shots: int,
+    instruction_language: str,
+) -> dict[str, PromptTemplate]:
+    if prompt_template is not None:
+        if prompt_template.shots != shots:
+            raise EvaluationInputError(
+                f"prompt template {prompt_template.name!r} is {prompt_template.shots}-shot, "
+                f"not {shots}-shot"
+            )
+        prompt_template_check(template=prompt_template)
+        return {language: prompt_template for language in languages}
+    return templates_for(
+        languages=languages, shots=shots, instruction_language=instruction_language
+    )
+
+
+def run_create(
+    *,
+    model: ModelEntry,
+    release: Release | None = None,
+    dataset: Dataset | None = None,
+    prompt_template: PromptTemplate | None = None,
+    shots: int = 0,
+    instruction_language: str = InstructionLanguage.ENGLISH,
+    batch_size: int | None = None,
+    created_by=None,
+) -> EvaluationRun:
+    """Check and queue a multiple-choice run of `model` on a release (or a dataset's live
+    instances). Every problem is raised here, before anything is written."""
+    if release is None and dataset is None:
+        raise EvaluationInputError("choose a release (or a dataset) to evaluate on")
+    if release is not None and dataset is not None and release.dataset_id != dataset.pk:
+        raise EvaluationInputError(f"release {release.pk} is not a release of {dataset.name!r}")
+    dataset = dataset or release.dataset
+    if shots not in (0, 2):
+        raise EvaluationInputError(f"shots must be 0 or 2, not {shots}")
+    if instruction_language not in InstructionLanguage.values:
+        raise EvaluationInputError(
+            f"instruction language must be one of {', '.join(InstructionLanguage.values)}"
+        )
+    batch_size = batch_size or settings.KASAUTI_EVAL_BATCH_SIZE
+    if not 1 <= batch_size <= 1024:
+        raise EvaluationInputError("batch size must be between 1 and 1024")
+    model_check(model=model)
+    where = f"release {release.number} of {dataset.name!r}" if release else repr(dataset.name)
+    items = run_items(dataset=dataset, release=release)
+    conditions = set(items.values_list("context_condition", flat=True).distinct())
+    if not conditions:
+        raise EvaluationInputError(f"{where} has no instances to evaluate")
+    if ContextCondition.DISAMBIGUATED not in conditions:
+        raise EvaluationInputError(
+            f"{where} has no disambiguated contexts (only ambiguous ones): Acc_D, BS_D, SBS_D "
+            "and s_DIS would all be undefined; release the dataset with its disambiguated "
+            "instances"
+        )
+    languages = sorted(set(items.values_list("language", flat=True).distinct()))
+    templates = _resolve_templates(
+        languages=languages,
+        prompt_template=prompt_template,
+        shots=shots,
+        instruction_language=instruction_language,
+    )
+    with transaction.atomic():
+        run = EvaluationRun.objects.create(
+            kind=RunKind.BBQ_MC,
+            dataset=dataset,
+            release=release,
+            model=model,
+            model_label=model.name,
+            prompt_template=prompt_template or next(iter(templates.values())),
+            shots=shots,
+            instruction_language=instruction_language,
+            prompt_text={lang: _template_snapshot(t) for lang, t in templates.items()},
+            params={
+                "batch_size": batch_size,
+                "languages": languages,
+                "scoring": "mean log-probability per token of each option (BharatBBQ App. C)",
+            },
+            created_by=created_by if getattr(created_by, "pk", None) else None,
+        )
+        job = job_create(
+            kind=EVALUATE,
+            title=f"Evaluate {model.name} on {where} ({shots}-shot)",
+            params={"run_id": run.pk},
+            unit="items",
+            created_by=run.created_by,
+        )
+        run.job = job
+        run.save(update_fields=["job"])
+        job_dispatch(job=job)
+    return run
+
+
+def scorer_load(*, model: ModelEntry):
+    """The engine for a model entry; a configuration problem is a domain error (no retry)."""
+    try:
+        if model.kind == ModelKind.ENDPOINT:
+            from worker.engines.endpoint import EndpointScorer
+
+            return EndpointScorer(model.endpoint_url, model=model.endpoint_model or model.name)
+        from worker.engines.lm_scorer import load_causal_lm
+
+        return load_causal_lm(model.resolved_path(), device=model.device, dtype=model.dtype)
+    except ModelConfigurationError as exc:
+        raise EvaluationInputError(str(exc)) from exc
+
+
+def _option_lists(scores) -> tuple[list[float], list[float], list[int]]:
+    """(sum, mean, n_tokens) per option from the engine's OptionScores."""
+    options = getattr(scores, "options", scores)
+    if hasattr(options, "sum_logprob") and isinstance(options.sum_logprob, list | tuple):
+        return (
+            [float(v) for v in options.sum_logprob],
+            [float(v) for v in options.mean_logprob],
+            [int(v) for v in options.n_tokens],
+        )
+    return (
+        [float(o.sum_logprob) for o in options],
+        [float(o.mean_logprob) for o in options],
+        [int(o.n_tokens) for o in options],
+    )
+
+
+def _templates_of(run: EvaluationRun) -> dict[str, PromptTemplate]:
+    """The templates as the run recorded them (editing a template later changes nothing)."""
+    return {
+        language: PromptTemplate(
+            name=snap["name"],
+            shots=snap["shots"],
+            instruction_language=snap["instruction_language"],
+            text=snap["text"],
+            example_text=snap["example_text"],
+        )
+        for language, snap in run.prompt_text.items()
+    }
+
+
+def _score_batch(*, run, scorer, instances, templates, pool, batch_size) -> list[Prediction]:
+    prompts = []
+    for instance in instances:
+        template = templates.get(instance.language) or next(iter(templates.values()))
+        prompt = prompt_render(
+            template=template,
+            context=instance.context,
+            question=instance.question,
+            answers=instance.answers,
+            shots=shots_for(instance, pool, template.shots),
+        )
+        prompts.append((prompt, option_continuations(instance.answers)))
+    if not run.prompt_example and prompts:
+        run.prompt_example = prompts[0][0]
+        EvaluationRun.objects.filter(pk=run.pk).update(prompt_example=run.prompt_example)
+    try:
+        scored = scorer.score_options(prompts, batch_size=batch_size)
+    except ModelConfigurationError as exc:
+        raise EvaluationInputError(str(exc)) from exc
+    except (TimeoutError, ConnectionError, OSError) as exc:
+        raise EvaluationInputError(
+            f"the model {run.model_label!r} did not answer: {type(exc).__name__}: {exc}"
+        ) from exc
+    rows = []
+    for instance, scores in zip(instances, scored, strict=True):
+        sums, means, counts = _option_lists(scores)
+        rows.append(
+            Prediction(
+                run=run,
+                instance=instance,
+                item_key=instance.source_id or str(instance.example_id),
+                chosen=max(range(len(means)), key=means.__getitem__),
+                sum_logprobs=sums,
+                mean_logprobs=means,
+                n_tokens=counts,
+            )
+        )
+    return rows
+
+
+def run_execute(*, run: EvaluationRun, progress: Progress) -> dict[str, Any]:
+    """The `evaluate` job's work (see the module docstring)."""
+    if run.status == RunStatus.COMPLETE:
+        return run_job_result(run=run)
+    EvaluationRun.objects.filter(pk=run.pk).update(status=RunStatus.RUNNING, error="")
+    try:
+        result = _execute(run=run, progress=progress)
+    except JobCancelled:
+        _stopped(run, "cancelled")
+        raise
+    except Exception as exc:
+        _stopped(run, f"{exc}")
+        raise
+    return result
+
+
+def _stopped(run: EvaluationRun, reason: str) -> None:
+    done = Prediction.objects.filter(run=run).count()
+    EvaluationRun.objects.filter(pk=run.pk).update(
+        status=RunStatus.PARTIAL if done else RunStatus.FAILED,
+        error=reason[:2000],
+        finished_at=timezone.now(),
+    )
+
+
+def _execute(*, run: EvaluationRun, progress: Progress) -> dict[str, Any]:
+    if run.model is None:
+        raise EvaluationInputError(f"run {run.pk} has no model to score with")
+    model_check(model=run.model)
+    ids = list(run_items(dataset=run.dataset, release=run.release).values_list("id", flat=True))
+    done = set(Prediction.objects.filter(run=run).values_list("instance_id", flat=True))
+    todo = [pk for pk in ids if pk not in done]
+    total = len(ids)
+    progress(total - len(todo), total)
+    templates = _templates_of(run)
+    pool = shot_pool(
+        run_items(dataset=run.dataset, release=run.release)[:400]
+        if run.shots
+        else Instance.objects.none()
+    )
+    batch_size = int(run.params.get("batch_size") or settings.KASAUTI_EVAL_BATCH_SIZE)
+    if todo:
+        scorer = scorer_load(model=run.model)
+        info = scorer.model_info()
+        EvaluationRun.objects.filter(pk=run.pk).update(model_info=info)
+    finished = total - len(todo)
+    for start in range(0, len(todo), batch_size):
+        chunk = todo[start : start + batch_size]
+        by_id = Instance.objects.in_bulk(chunk)
+        instances = [by_id[pk] for pk in chunk]
+        rows = _score_batch(
+            run=run,
+            scorer=scorer,
+            instances=instances,
+            templates=templates,
+            pool=pool,
+            batch_size=batch_size,
+        )
+        with transaction.atomic():
+            Prediction.objects.bulk_create(rows, ignore_conflicts=True)
+        finished += len(chunk)
+        progress(finished, total)
+    run.refresh_from_db()
+    run_metrics(run=run)
+    EvaluationRun.objects.filter(pk=run.pk).update(
+        status=RunStatus.COMPLETE, error="", finished_at=timezone.now()
+    )
+    run.refresh_from_db()
+    return run_job_result(run=run)
+
+
+def run_job_result(*, run: EvaluationRun) -> dict[str, Any]:
+    """The job's result: what its summary line shows."""
+    results = run.results or {}
+    return {
+        "run_id": run.pk,
+        "predictions": results.get("predictions", 0),
+        "overall": results.get("overall", {}),
+    }
+
+
+def run_delete(*, run: EvaluationRun) -> None:
+    if run.job_id and not run.job.is_finished:
+        raise KasautiError(f"run {run.pk} is still running: cancel its job first")
+    with transaction.atomic():
+        run.delete()
