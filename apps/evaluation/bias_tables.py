@@ -1,0 +1,124 @@
+"""Read-only shaping of CrowS-Pairs, SEAT and IndiCASA results into table rows for the run
+page (``templatetags/evaluation_bias.py``) and CSV: no queries beyond the run itself."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .models import EvaluationRun, RunKind
+
+TEMPLATES = {
+    RunKind.CROWS: "evaluation/crows_results.html",
+    RunKind.SEAT: "evaluation/seat_results.html",
+    RunKind.INDICASA_TRAIN: "evaluation/indicasa_results.html",
+    RunKind.INDICASA_GENERATE: "evaluation/indicasa_results.html",
+}
+
+
+def _cell(entry: dict | None) -> dict[str, Any]:
+    entry = entry or {}
+    return {
+        "mean": entry.get("mean"),
+        "std": entry.get("std"),
+        "full": entry.get("full"),
+        "n": entry.get("n", 0),
+    }
+
+
+def crows_table(results: dict) -> dict[str, Any]:
+    """Table 2's layout: one row per bias type, one column per language, mean (± std)."""
+    languages = sorted(results.get("by_language", {}))
+    grid = results.get("by_language_bias_type", {})
+    bias_types = sorted(results.get("by_bias_type", {}))
+    rows = [
+        {"bias_type": bt, "cells": [_cell(grid.get(lang, {}).get(bt)) for lang in languages]}
+        for bt in bias_types
+    ]
+    return {
+        "languages": languages,
+        "rows": rows,
+        "language_totals": [_cell(results["by_language"][lang]) for lang in languages],
+        "overall": _cell(results.get("overall")),
+        "runs": results.get("runs"),
+        "fraction": results.get("fraction"),
+        "sample_size": results.get("sample_size"),
+        "pairs": results.get("pairs"),
+        "unscorable": results.get("unscorable", 0),
+    }
+
+
+def seat_table(results: dict) -> dict[str, Any]:
+    """One row per test (grouped by axis), one column per language: effect size and p."""
+    tests = results.get("tests", [])
+    languages = sorted({t["language"] for t in tests})
+    by_key = {(t["name"], t["language"]): t for t in tests}
+    names = list(dict.fromkeys(t["name"] for t in tests))
+    axis_of = {t["name"]: t["axis"] for t in tests}
+    rows = [
+        {
+            "name": name,
+            "axis": axis_of[name],
+            "cells": [by_key.get((name, lang)) for lang in languages],
+        }
+        for name in names
+    ]
+    return {"languages": languages, "rows": rows, "level": results.get("significance_level")}
+
+
+def indicasa_tables(run: EvaluationRun) -> dict[str, Any]:
+    results = run.results or {}
+    if run.kind == RunKind.INDICASA_TRAIN:
+        mlp = results.get("mlp", {})
+        categories = sorted(
+            set(mlp.get("vanilla", {}).get("by_category", {}))
+            | set(mlp.get("contrastive", {}).get("by_category", {}))
+        )
+        f1_rows = [
+            {
+                "category": c,
+                "vanilla": mlp.get("vanilla", {}).get("by_category", {}).get(c, {}).get("macro_f1"),
+                "contrastive": mlp.get("contrastive", {})
+                .get("by_category", {})
+                .get(c, {})
+                .get("macro_f1"),
+            }
+            for c in categories
+        ]
+        return {
+            "mode": "train",
+            "history": results.get("history", []),
+            "best_epoch": results.get("best_epoch"),
+            "best_delta_sim": results.get("best_delta_sim"),
+            "split": results.get("split", {}),
+            "checkpoint": results.get("checkpoint"),
+            "f1_rows": f1_rows,
+            "f1_overall": {
+                "vanilla": mlp.get("vanilla", {}).get("overall", {}).get("macro_f1"),
+                "contrastive": mlp.get("contrastive", {}).get("overall", {}).get("macro_f1"),
+            },
+        }
+    rows = [{"label": "Overall", **(results.get("overall") or {})}]
+    rows += [{"label": c, **v} for c, v in sorted((results.get("by_category") or {}).items())]
+    rows += [
+        {"label": f"Language: {lang}", **v}
+        for lang, v in sorted((results.get("by_language") or {}).items())
+    ]
+    return {
+        "mode": "generate",
+        "rows": rows,
+        "rounds": results.get("rounds"),
+        "pairs": results.get("pairs"),
+    }
+
+
+def bias_results_context(run: EvaluationRun) -> dict[str, Any]:
+    template = TEMPLATES.get(run.kind)
+    if template is None or not run.results:
+        return {"bias_template": None, "run": run}
+    if run.kind == RunKind.CROWS:
+        table = crows_table(run.results)
+    elif run.kind == RunKind.SEAT:
+        table = seat_table(run.results)
+    else:
+        table = indicasa_tables(run)
+    return {"bias_template": template, "run": run, "table": table}
