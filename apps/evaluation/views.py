@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.template.loader import select_template
 from django.views.decorators.http import require_GET, require_http_methods
 
 from apps.accounts.decorators import researcher_required, role_required
@@ -81,9 +80,6 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
                 for noun, scores in (results.get("by_noun_type") or {}).items()
             ],
         )
-    context["results_template"] = select_template(
-        [f"evaluation/{run.kind}_results.html", "evaluation/_results_bbq.html"]
-    ).template.name
     return render(request, "evaluation/run_detail.html", context)
 
 
