@@ -13,12 +13,18 @@ sys.path.insert(0, str(ROOT))
 
 
 @contextmanager
-def bench_database(name: str = "kasauti_bench"):
+def bench_database(name: str = "kasauti_bench", *, keep: bool = False):
+    """A migrated database `name`, dropped at the end. With `keep`, an existing one is reused
+    (migrated forward) and it stays afterwards; yields whether it existed before."""
     import psycopg
 
     admin = psycopg.connect("host=127.0.0.1 user=postgres dbname=postgres", autocommit=True)
-    admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    admin.execute(f'CREATE DATABASE "{name}"')
+    existed = keep and bool(
+        admin.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
+    )
+    if not existed:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        admin.execute(f'CREATE DATABASE "{name}"')
     os.environ["DJANGO_SETTINGS_MODULE"] = "kasauti.settings.test"
     os.environ["KASAUTI_TEST_DB_NAME"] = name
     import django
@@ -28,10 +34,11 @@ def bench_database(name: str = "kasauti_bench"):
 
     call_command("migrate", verbosity=0)
     try:
-        yield
+        yield existed
     finally:
         from django.db import connections
 
         connections.close_all()
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        if not keep:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         admin.close()

@@ -2,20 +2,34 @@
 
 Run (PostgreSQL on 127.0.0.1:5432, trust auth, user postgres):
 
-    .venv/bin/python bench/p9_instances.py                 # 1M instances, 20 s per phase
-    .venv/bin/python bench/p9_instances.py --seconds 10 --without-index
+    .venv/bin/python bench/p9_instances.py                      # ~1 minute once the data exists
+    .venv/bin/python bench/p9_instances.py --baseline 6c2a1c6   # + the old code, same run
+    .venv/bin/python bench/p9_instances.py --rebuild            # reload the 1M rows (~1 min)
 
-It makes a dedicated database (bench/_db.py), loads --total instances with one INSERT ...
-SELECT generate_series: a dataset "other" first and the dataset "demo" (--demo rows) last, so
-that demo's rows sit at the end of the table, behind everything else. Then it starts gunicorn
-(gthread workers) on loopback and drives --clients client threads, each with its own
-keep-alive HTTP connection and a researcher's token, for --seconds: GET
-/api/instances/?dataset=demo (a first page), then follows `next` for --depth pages (next
-pages, keyset cursors), and again. It prints p50/p95/p99 latency and requests/s for first and
-next pages (goal: p95 <= 100 ms for both) and EXPLAIN ANALYZE of the page queries.
+Data: a dedicated database (kasauti_bench_p9) with --total instances loaded by one INSERT ...
+SELECT generate_series, a dataset "other" first and "demo" (--demo rows) last, so that demo's
+rows sit at the end of the table, behind everything else. It is kept between runs and reused
+when it holds exactly that (--drop removes it at the end, --rebuild reloads it).
 
---without-index first measures the same with the (dataset, id) index dropped (the plan before
-P9), then recreates it and measures again: before and after in one run.
+Server: gunicorn (gthread, --workers x --threads, default 2 x 4 for the machine's 2 cores:
+one process per core, since Python serves a request on one core at a time, and threads so a
+worker keeps serving while one of its requests waits on PostgreSQL) with the production
+settings (kasauti.settings.production: persistent database connections, DEBUG off), on
+loopback. --baseline REV serves the same data, same settings, from the code of git revision
+REV (extracted with git archive), before the current code: old and new in one run, on the same
+machine load.
+
+Load: --clients separate client processes (not threads: no client waits for another's GIL),
+each with its own keep-alive HTTP connection and a researcher's API token. Each one asks for
+GET /api/instances/?dataset=demo (a first page), follows `next` --depth times (next pages),
+and again, for --seconds after --warmup unmeasured seconds. `next` is read from the head of the
+body (the page is not parsed as a whole on the measured path; each client checks one full page
+while warming up). The report: p50/p95/p99 latency and requests/s for first and next pages,
+the CPU seconds spent per request by gunicorn, by the PostgreSQL backends serving it and by the
+clients (is the load generator the bottleneck?), the load average, and, in-process, the
+queries one first page and one next page run with EXPLAIN ANALYZE of the page query.
+
+Goal: p95 <= 100 ms for first and next pages.
 """
 
 from __future__ import annotations
@@ -23,12 +37,15 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import multiprocessing
 import os
+import re
+import secrets
 import socket
 import statistics
 import subprocess
 import sys
-import threading
+import tempfile
 import time
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -38,7 +55,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _db import ROOT, bench_database  # noqa: E402 (bench/ is not a package)
 
 DB_NAME = "kasauti_bench_p9"
-INDEX = "instance_dataset_id"
+USERNAME = "bench"
 
 INSERT_SQL = """
 INSERT INTO catalog_instance (
@@ -61,14 +78,53 @@ SELECT %(dataset)s, %(version)s, %(category)s, 'hi', g, '1', g, '12',
 FROM generate_series(1, %(count)s) g
 """
 
+NEXT_LINK = re.compile(rb'^\{"next":(?:null|"([^"]*)")')
 
-def _load(total: int, demo: int) -> dict[str, int]:
+
+# --- data ----------------------------------------------------------------------------------
+
+
+def _database_holds(total: int, demo: int) -> bool:
+    """Whether the kept database already holds exactly the data this run asks for."""
+    import psycopg
+
+    try:
+        conn = psycopg.connect(f"host=127.0.0.1 user=postgres dbname={DB_NAME}")
+    except psycopg.OperationalError:
+        return False
+    with conn:
+        try:
+            counts = dict(
+                conn.execute(
+                    "SELECT d.name, count(*) FROM catalog_instance i JOIN catalog_dataset d "
+                    "ON d.id = i.dataset_id GROUP BY d.name"
+                ).fetchall()
+            )
+            user = conn.execute(
+                "SELECT 1 FROM authtoken_token t JOIN auth_user u ON u.id = t.user_id "
+                "WHERE u.username = %s",
+                [USERNAME],
+            ).fetchone()
+        except psycopg.Error:
+            return False
+    return counts == {"other": total - demo, "demo": demo} and user is not None
+
+
+def _drop_database() -> None:
+    import psycopg
+
+    with psycopg.connect("host=127.0.0.1 user=postgres dbname=postgres", autocommit=True) as c:
+        c.execute(f'DROP DATABASE IF EXISTS "{DB_NAME}" WITH (FORCE)')
+
+
+def _load(total: int, demo: int) -> None:
     from django.db import connection
 
+    from apps.accounts.roles import RESEARCHER
+    from apps.accounts.services import user_create_with_role
     from apps.catalog.models import Category, Dataset, Template, TemplateVersion
 
     category = Category.objects.create(name="Age-bench")
-    ids = {}
     for name, count in (("other", total - demo), ("demo", demo)):
         dataset = Dataset.objects.create(name=name)
         template = Template.objects.create(
@@ -90,10 +146,12 @@ def _load(total: int, demo: int) -> dict[str, int]:
                 {"dataset": dataset.pk, "version": version.pk, "category": category.pk,
                  "count": count},
             )  # fmt: skip
-        ids[name] = dataset.pk
     with connection.cursor() as cursor:
         cursor.execute("VACUUM ANALYZE catalog_instance")
-    return ids
+    user_create_with_role(username=USERNAME, role=RESEARCHER, password=secrets.token_hex(16))
+
+
+# --- server --------------------------------------------------------------------------------
 
 
 def _free_port() -> int:
@@ -102,17 +160,26 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _start_gunicorn(port: int, workers: int, threads: int) -> subprocess.Popen:
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "kasauti.settings.test",
-           "KASAUTI_TEST_DB_NAME": DB_NAME, "PYTHONPATH": str(ROOT)}  # fmt: skip
+def _start_gunicorn(code: Path, port: int, args) -> subprocess.Popen:
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "kasauti.settings.production",
+        "SECRET_KEY": secrets.token_urlsafe(48),
+        "ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "KASAUTI_TLS": "0",  # plain HTTP on loopback
+        "DATABASE_URL": f"postgres://postgres@127.0.0.1:5432/{DB_NAME}",
+        "PYTHONPATH": str(code),
+    }
     process = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "kasauti.wsgi:application", "--bind",
-         f"127.0.0.1:{port}", "--worker-class", "gthread", "--workers", str(workers),
-         "--threads", str(threads), "--keep-alive", "30", "--log-level", "warning"],
-        cwd=ROOT, env=env,
+         f"127.0.0.1:{port}", "--worker-class", "gthread", "--workers", str(args.workers),
+         "--threads", str(args.threads), "--keep-alive", "30", "--log-level", "warning"],
+        cwd=code, env=env,
     )  # fmt: skip
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise SystemExit(f"gunicorn exited with {process.returncode}")
         try:
             socket.create_connection(("127.0.0.1", port), timeout=1).close()
             return process
@@ -122,115 +189,202 @@ def _start_gunicorn(port: int, workers: int, threads: int) -> subprocess.Popen:
     raise SystemExit("gunicorn did not start")
 
 
-class Client(threading.Thread):
-    def __init__(self, port: int, token: str, path: str, depth: int, stop_at: float) -> None:
-        super().__init__(daemon=True)
-        self.port, self.token, self.path = port, token, path
-        self.depth, self.stop_at = depth, stop_at
-        self.first: list[float] = []
-        self.next: list[float] = []
-        self.errors = 0
+def _stop(process: subprocess.Popen) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
-    def get(self, connection: http.client.HTTPConnection, path: str) -> dict | None:
-        start = time.perf_counter()
+
+def _cpu_seconds(pids) -> float:
+    """utime + stime of these processes (those still running)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in pids:
         try:
-            connection.request("GET", path, headers={"Authorization": f"Token {self.token}"})
-            response = connection.getresponse()
-            body = response.read()
-        except (OSError, http.client.HTTPException):  # a timeout or a dropped connection
-            self.errors += 1
-            connection.close()  # reconnects on the next request
-            return None
-        elapsed = time.perf_counter() - start
-        if response.status != 200:
-            self.errors += 1
-            return None
-        return {"elapsed": elapsed, "data": json.loads(body)}
-
-    def run(self) -> None:
-        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
-        while time.perf_counter() < self.stop_at:
-            page = self.get(connection, self.path)
-            if page is None:
-                continue
-            self.first.append(page["elapsed"])
-            for _ in range(self.depth):
-                link = page["data"].get("next")
-                if not link or time.perf_counter() >= self.stop_at:
-                    break
-                target = urlsplit(link)
-                page = self.get(connection, f"{target.path}?{target.query}")
-                if page is None:
-                    break
-                self.next.append(page["elapsed"])
-        connection.close()
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])
+    return total / ticks
 
 
-def _percentiles(values: list[float]) -> str:
-    if len(values) < 2:
-        return "n/a"
-    cuts = statistics.quantiles(values, n=100, method="inclusive")
-    return (f"p50 {statistics.median(values) * 1000:6.1f} ms  p95 {cuts[94] * 1000:6.1f} ms  "
-            f"p99 {cuts[98] * 1000:6.1f} ms")  # fmt: skip
+def _gunicorn_pids(master: int) -> list[int]:
+    children = Path(f"/proc/{master}/task/{master}/children").read_text().split()
+    return [master, *map(int, children)]
 
 
-def _drive(args, port: int, token: str, label: str) -> dict:
+def _backend_pids() -> list[int]:
+    """The PostgreSQL backends connected to the bench database (gunicorn's connections)."""
+    import psycopg
+
+    with psycopg.connect("host=127.0.0.1 user=postgres dbname=postgres") as c:
+        rows = c.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
+            [DB_NAME],
+        ).fetchall()
+    return [row[0] for row in rows]
+
+
+# --- clients -------------------------------------------------------------------------------
+
+
+def _client(port, token, path, depth, stop_at, check, results) -> None:
+    """One client process: first page, `depth` next pages, again, until stop_at."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    headers = {"Authorization": f"Token {token}"}
+    first, later, errors, checked = [], [], 0, not check
+    cpu = time.process_time()
+    while time.monotonic() < stop_at:
+        target, hops = path, 0
+        while target and time.monotonic() < stop_at:
+            start = time.perf_counter()
+            try:
+                connection.request("GET", target, headers=headers)
+                response = connection.getresponse()
+                body = response.read()
+            except (OSError, http.client.HTTPException):  # a timeout or a dropped connection
+                errors += 1
+                connection.close()  # reconnects on the next request
+                break
+            elapsed = time.perf_counter() - start
+            if response.status != 200:
+                errors += 1
+                break
+            (first if hops == 0 else later).append(elapsed)
+            if not checked:  # once, unmeasured: the page is a page
+                page = json.loads(body)
+                assert len(page["results"]) == 100 and page["next"], "not a full page"
+                checked = True
+            link = NEXT_LINK.match(body)
+            if link is None:
+                errors += 1
+                break
+            hops += 1
+            if not link.group(1) or hops > depth:
+                break
+            url = urlsplit(link.group(1).decode())
+            target = f"{url.path}?{url.query}"
+    connection.close()
+    results.put({"first": first, "next": later, "errors": errors,
+                 "cpu": time.process_time() - cpu})  # fmt: skip
+
+
+def _run_clients(args, port: int, token: str, seconds: float, check: bool) -> tuple[list, float]:
+    context = multiprocessing.get_context("fork")
+    results = context.Queue()
     path = f"/api/instances/?dataset={args.dataset}"
-    # Warm up every worker and thread (lazy imports, database connections), unmeasured.
-    warm_until = time.perf_counter() + args.warmup
-    warm = [Client(port, token, path, args.depth, warm_until) for _ in range(args.clients)]
-    for client in warm:
-        client.start()
-    for client in warm:
-        client.join()
-    stop_at = time.perf_counter() + args.seconds
-    clients = [Client(port, token, path, args.depth, stop_at) for _ in range(args.clients)]
+    stop_at = time.monotonic() + seconds
+    processes = [
+        context.Process(
+            target=_client, args=(port, token, path, args.depth, stop_at, check, results)
+        )
+        for _ in range(args.clients)
+    ]
     started = time.perf_counter()
-    for client in clients:
-        client.start()
-    for client in clients:
-        client.join()
-    elapsed = time.perf_counter() - started
-    first = [v for c in clients for v in c.first]
-    later = [v for c in clients for v in c.next]
-    errors = sum(c.errors for c in clients)
-    total = len(first) + len(later)
-    print(f"[{label}] {args.clients} clients, {elapsed:.1f} s, {total} requests "
-          f"({total / elapsed:.1f} req/s), errors {errors}")  # fmt: skip
+    for process in processes:
+        process.start()
+    collected = [results.get() for _ in processes]
+    for process in processes:
+        process.join()
+    return collected, time.perf_counter() - started
+
+
+def _percentiles(values: list[float]) -> dict:
+    if len(values) < 2:
+        return {"p50": None, "p95": None, "p99": None}
+    cuts = statistics.quantiles(values, n=100, method="inclusive")
+    return {"p50": statistics.median(values), "p95": cuts[94], "p99": cuts[98]}
+
+
+def _ms(value) -> str:
+    return "   n/a" if value is None else f"{value * 1000:6.1f}"
+
+
+def _measure(args, code: Path, token: str, label: str) -> dict:
+    from django.db import connections
+
+    connections.close_all()
+    port = _free_port()
+    server = _start_gunicorn(code, port, args)
+    try:
+        _run_clients(args, port, token, args.warmup, check=True)  # unmeasured
+        pids, backends = _gunicorn_pids(server.pid), _backend_pids()
+        load_before = os.getloadavg()[0]
+        server_cpu, db_cpu = _cpu_seconds(pids), _cpu_seconds(backends)
+        clients, elapsed = _run_clients(args, port, token, args.seconds, check=False)
+        server_cpu = _cpu_seconds(pids) - server_cpu
+        db_cpu = _cpu_seconds(backends) - db_cpu
+        load_after = os.getloadavg()[0]
+    finally:
+        _stop(server)
+    first = [v for c in clients for v in c["first"]]
+    later = [v for c in clients for v in c["next"]]
+    total, errors = len(first) + len(later), sum(c["errors"] for c in clients)
+    client_cpu = sum(c["cpu"] for c in clients)
+    result = {
+        "rps": total / elapsed,
+        "first": _percentiles(first),
+        "next": _percentiles(later),
+        "errors": errors,
+    }
+    print(f"\n[{label}] {args.clients} client processes, {args.workers} gunicorn workers x "
+          f"{args.threads} threads, {elapsed:.1f} s, {total} requests, {result['rps']:.1f} "
+          f"req/s, errors {errors}; load {load_before:.2f} -> {load_after:.2f}")  # fmt: skip
     for name, values in (("first page", first), ("next pages", later)):
-        print(f"  {name}: {len(values):5} req {len(values) / elapsed:6.1f} req/s  "
-              f"{_percentiles(values)}")  # fmt: skip
-    return {"first_p95": _p95(first), "next_p95": _p95(later)}
+        cuts = "  ".join(f"{k} {_ms(v)} ms" for k, v in _percentiles(values).items())
+        print(f"  {name}: {len(values):6} req {len(values) / elapsed:6.1f} req/s  {cuts}")
+    if total:
+        print(f"  CPU per request: gunicorn {server_cpu / total * 1000:.1f} ms, PostgreSQL "
+              f"backends {db_cpu / total * 1000:.1f} ms, clients {client_cpu / total * 1000:.1f} "
+              f"ms ({os.cpu_count()} cpus)")  # fmt: skip
+    return result
 
 
-def _p95(values: list[float]) -> float | None:
-    return statistics.quantiles(values, n=100, method="inclusive")[94] if len(values) > 1 else None
+# --- query plans ---------------------------------------------------------------------------
 
 
-def _explain(args, token_user) -> None:
-    """EXPLAIN ANALYZE of the page queries the API runs (captured from a real request)."""
+def _explain(args, token: str) -> None:
+    """The queries one first page and one next page run (captured from real requests through
+    the current code, token authentication), and EXPLAIN ANALYZE of the page query."""
     from django.db import connection
     from django.test import Client as DjangoClient
     from django.test.utils import CaptureQueriesContext
 
-    client = DjangoClient()
-    client.force_login(token_user)
+    client = DjangoClient(HTTP_AUTHORIZATION=f"Token {token}")
     url = f"/api/instances/?dataset={args.dataset}"
+    client.get(url)  # connection set-up and first-use caches are not part of a page
     for label in ("first page", "next page (cursor)"):
         with CaptureQueriesContext(connection) as captured:
             response = client.get(url)
         assert response.status_code == 200, response.status_code
-        # The page query: the widest one on the instance table (the others look up the
-        # dataset and its first id).
-        sql = max((q["sql"] for q in captured.captured_queries if "catalog_instance" in q["sql"]),
-                  key=len)  # fmt: skip
-        print(f"  queries for the {label}: {len(captured.captured_queries)}")
+        queries = [q["sql"] for q in captured.captured_queries]
+        print(f"\n  {label}: {len(queries)} queries")
+        for sql in queries:
+            print(f"    {sql[:150]}{' ...' if len(sql) > 150 else ''}")
+        page = max((sql for sql in queries if "catalog_instance" in sql), key=len)
         with connection.cursor() as cursor:
-            cursor.execute(f"EXPLAIN (ANALYZE, BUFFERS) {sql}")
-            plan = "\n    ".join(row[0] for row in cursor.fetchall())
-        print(f"  EXPLAIN ANALYZE, {label}:\n    {plan}")
+            cursor.execute(f"EXPLAIN (ANALYZE, BUFFERS) {page}")
+            plan = "\n      ".join(row[0] for row in cursor.fetchall())
+        print(f"    EXPLAIN ANALYZE of the page query:\n      {plan}")
         link = urlsplit(response.json()["next"])
         url = f"{link.path}?{link.query}"
+
+
+# --- main ----------------------------------------------------------------------------------
+
+
+def _uptime() -> str:
+    return "uptime: " + subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+
+
+def _baseline_tree(revision: str, into: Path) -> Path:
+    archive = subprocess.run(["git", "archive", revision], cwd=ROOT, check=True,
+                             capture_output=True).stdout  # fmt: skip
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
+    return into
 
 
 def main() -> None:
@@ -241,54 +395,51 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--seconds", type=float, default=20)
     parser.add_argument("--depth", type=int, default=5, help="next pages followed per first page")
-    parser.add_argument("--warmup", type=float, default=10, help="unmeasured seconds first")
+    parser.add_argument("--warmup", type=float, default=5, help="unmeasured seconds first")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--threads", type=int, default=4)
-    parser.add_argument("--without-index", action="store_true")
+    parser.add_argument("--baseline", metavar="REV", help="also measure git revision REV")
+    parser.add_argument("--rebuild", action="store_true", help="reload the data")
+    parser.add_argument("--drop", action="store_true", help="drop the database at the end")
     args = parser.parse_args()
 
-    with bench_database(DB_NAME):
-        from django.db import connection, connections
+    print(_uptime())
+    reuse = not args.rebuild and _database_holds(args.total, args.demo)
+    if not reuse:
+        _drop_database()
+    with bench_database(DB_NAME, keep=not args.drop), tempfile.TemporaryDirectory() as tmp:
         from rest_framework.authtoken.models import Token
 
-        from apps.accounts.roles import RESEARCHER
-        from apps.accounts.services import user_create_with_role
-
-        start = time.perf_counter()
-        _load(args.total, args.demo)
-        print(f"loaded {args.total:,} instances ({args.demo:,} in demo, stored last) in "
-              f"{time.perf_counter() - start:.0f} s; {os.cpu_count()} cpus")  # fmt: skip
-        user = user_create_with_role(username="bench", role=RESEARCHER, password="bench-pw-1")
-        token = Token.objects.get(user=user).key
-        phases = [("without the (dataset, id) index", False)] if args.without_index else []
-        phases.append(("with the (dataset, id) index", True))
+        if reuse:
+            print(f"reusing {DB_NAME}: {args.total:,} instances ({args.demo:,} in demo, last)")
+        else:
+            start = time.perf_counter()
+            _load(args.total, args.demo)
+            print(f"loaded {args.total:,} instances ({args.demo:,} in demo, stored last) in "
+                  f"{time.perf_counter() - start:.0f} s")  # fmt: skip
+        token = Token.objects.get(user__username=USERNAME).key
         results = {}
-        for label, indexed in phases:
-            with connection.cursor() as cursor:
-                if indexed:
-                    cursor.execute(
-                        f"CREATE INDEX IF NOT EXISTS {INDEX} ON catalog_instance (dataset_id, id)"
-                    )
-                else:
-                    cursor.execute(f"DROP INDEX IF EXISTS {INDEX}")
-                cursor.execute("ANALYZE catalog_instance")
-            connections.close_all()
-            port = _free_port()
-            server = _start_gunicorn(port, args.workers, args.threads)
-            try:
-                results[label] = _drive(args, port, token, label)
-            finally:
-                server.terminate()
-                try:
-                    server.wait(timeout=30)
-                except subprocess.TimeoutExpired:
-                    server.kill()
-                    server.wait()
-            _explain(args, user)
-        final = results[phases[-1][0]]
-        met = all(v is not None and v <= 0.1 for v in final.values())
-        print(f"P9 goal (first and next pages p95 <= 100 ms, {args.clients} clients): "
+        if args.baseline:
+            code = _baseline_tree(args.baseline, Path(tmp))
+            results["baseline"] = _measure(args, code, token, f"baseline: {args.baseline}")
+        results["current"] = _measure(args, ROOT, token, "current code")
+        _explain(args, token)
+        current = results["current"]
+        met = all(current[k]["p95"] is not None and current[k]["p95"] <= 0.1
+                  for k in ("first", "next")) and not current["errors"]  # fmt: skip
+        print(f"\nP9 goal (first and next pages p95 <= 100 ms, {args.clients} clients): "
               f"{'met' if met else 'NOT met'}")  # fmt: skip
+        if "baseline" in results:
+            old = results["baseline"]
+            ratios = [f"req/s x{current['rps'] / old['rps']:.1f}"]
+            for page in ("first", "next"):
+                for cut in ("p50", "p95"):
+                    if old[page][cut] and current[page][cut]:
+                        ratios.append(f"{page} {cut} /{old[page][cut] / current[page][cut]:.1f}")
+            print(f"vs baseline {args.baseline}: {', '.join(ratios)}")
+        print(_uptime())
+        if not args.drop:
+            print(f"(database {DB_NAME} kept for the next run; --drop removes it)")
 
 
 if __name__ == "__main__":

@@ -8,10 +8,20 @@ ADMIN = "admin"
 ROLES = (ANNOTATOR, RESEARCHER, ADMIN)
 
 
+def remember_roles(user, groups: set[str]) -> None:
+    """Role groups read together with `user` (authentication.TokenAuthentication), so that
+    user_roles needs no query of its own for this user object (one request's)."""
+    user._kasauti_role_groups = frozenset(groups)
+
+
 def user_roles(user) -> set[str]:
     if not user or not user.is_authenticated:
         return set()
-    roles = set(user.groups.filter(name__in=ROLES).values_list("name", flat=True))
+    known = getattr(user, "_kasauti_role_groups", None)
+    if known is not None:
+        roles = set(known)
+    else:
+        roles = set(user.groups.filter(name__in=ROLES).values_list("name", flat=True))
     if user.is_superuser:
         roles.add(ADMIN)
     return roles

@@ -13,7 +13,6 @@ from drf_spectacular.utils import (
     inline_serializer,
 )
 from rest_framework import generics, serializers, status
-from rest_framework.pagination import CursorPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -29,7 +28,6 @@ from .models import (
     ContextSet,
     Dataset,
     EvidenceReference,
-    Instance,
     Pairing,
     ReviewStatus,
     SentencePair,
@@ -415,95 +413,6 @@ class TemplateVersionListApi(generics.ListAPIView):
 
     def get_queryset(self):
         return TemplateVersion.objects.filter(template_id=self.kwargs["pk"]).order_by("-number")
-
-
-# --- instances -----------------------------------------------------------------------------
-
-
-class InstanceCursorPagination(CursorPagination):
-    page_size = 100
-    max_page_size = 1000
-    page_size_query_param = "page_size"
-    ordering = "id"
-
-
-class InstanceOutput(serializers.ModelSerializer):
-    category = serializers.SlugRelatedField(slug_field="name", read_only=True)
-    provenance = serializers.SerializerMethodField()
-
-    class Meta:
-        model = Instance
-        fields = [
-            "id",
-            "example_id",
-            "question_index",
-            "category",
-            "language",
-            "context_condition",
-            "question_polarity",
-            "pairing",
-            "proper_noun",
-            "placeholder_values",
-            "context",
-            "question",
-            "ans0",
-            "ans1",
-            "ans2",
-            "option_roles",
-            "answer_info",
-            "label",
-            "source_instance",
-            "retired_at",
-            "provenance",
-        ]
-
-    def get_provenance(self, instance: Instance) -> dict:
-        """From any instance back to its template version and stereotype concept (none for
-        instances imported from a published file)."""
-        version = instance.template_version
-        return {
-            "template_id": version.template_id if version else None,
-            "template_external_id": version.template.external_id if version else None,
-            "template_version_id": version.pk if version else None,
-            "template_version": version.number if version else None,
-            "concept_id": version.concept_id if version else None,
-            "concept": version.concept.statement if version and version.concept else None,
-            "combination": instance.combination,
-            "name_order": instance.name_order,
-        }
-
-    def to_representation(self, instance: Instance) -> dict:
-        # P9: on a 100-row page DRF's per-field machinery cost more than the page query.
-        # The fields above stay the declaration (OpenAPI); the values are plain attributes,
-        # read directly, in the declared order, as those fields would render them.
-        data = {}
-        for name in self.Meta.fields:
-            if name == "category":
-                data[name] = instance.category.name
-            elif name == "source_instance":
-                data[name] = instance.source_instance_id
-            elif name == "retired_at":
-                value = instance.retired_at
-                data[name] = None if value is None else self.fields[name].to_representation(value)
-            elif name == "provenance":
-                data[name] = self.get_provenance(instance)
-            else:
-                data[name] = getattr(instance, name)
-        return data
-
-
-class InstanceListApi(generics.ListAPIView):
-    permission_classes = [ResearcherOrReadOnly]
-    queryset = selectors.instance_list()
-    serializer_class = InstanceOutput
-    filterset_class = selectors.InstanceFilter
-    pagination_class = InstanceCursorPagination
-
-
-class InstanceDetailApi(generics.RetrieveAPIView):
-    permission_classes = [ResearcherOrReadOnly]
-    queryset = selectors.instance_list()
-    serializer_class = InstanceOutput
 
 
 # --- vocabularies and unknown expressions --------------------------------------------------

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import api
+from . import api, api_instances
 from .api_findings import FindingDetailApi, FindingListApi
 from .api_imports import BenchmarkImportApi
 
@@ -27,8 +27,8 @@ urlpatterns = [
         api.TemplateVersionListApi.as_view(),
         name="template-versions",
     ),
-    path("instances/", api.InstanceListApi.as_view(), name="instance-list"),
-    path("instances/<int:pk>/", api.InstanceDetailApi.as_view(), name="instance-detail"),
+    path("instances/", api_instances.InstanceListApi.as_view(), name="instance-list"),
+    path("instances/<int:pk>/", api_instances.InstanceDetailApi.as_view(), name="instance-detail"),
     path("vocabularies/", api.VocabularyListApi.as_view(), name="vocabulary-list"),
     path(
         "unknown-expressions/",
