@@ -59,7 +59,7 @@ class _CreateApi(APIView):
 
 
 class CrowsRunCreateApi(_CreateApi):
-    class InputSerializer(serializers.Serializer):
+    class CrowsRunInputSerializer(serializers.Serializer):
         dataset = _dataset()
         model = _model()
         languages = _languages()
@@ -68,15 +68,16 @@ class CrowsRunCreateApi(_CreateApi):
         seed = serializers.IntegerField(min_value=0, max_value=MAX_SEED, default=0)
         batch_size = serializers.IntegerField(min_value=1, max_value=1024, default=32)
 
+    InputSerializer = CrowsRunInputSerializer
     service = crows_run_create
 
-    @extend_schema(request=InputSerializer, responses={201: BiasRunOutputSerializer})
+    @extend_schema(request=CrowsRunInputSerializer, responses={201: BiasRunOutputSerializer})
     def post(self, request: Request) -> Response:
         return super().post(request)
 
 
 class SeatRunCreateApi(_CreateApi):
-    class InputSerializer(serializers.Serializer):
+    class SeatRunInputSerializer(serializers.Serializer):
         dataset = _dataset()
         model = _model(required=False)
         languages = _languages()
@@ -87,15 +88,16 @@ class SeatRunCreateApi(_CreateApi):
         max_exact = serializers.IntegerField(min_value=1, max_value=1_000_000, default=100_000)
         seed = serializers.IntegerField(min_value=0, max_value=MAX_SEED, default=0)
 
+    InputSerializer = SeatRunInputSerializer
     service = seat_run_create
 
-    @extend_schema(request=InputSerializer, responses={201: BiasRunOutputSerializer})
+    @extend_schema(request=SeatRunInputSerializer, responses={201: BiasRunOutputSerializer})
     def post(self, request: Request) -> Response:
         return super().post(request)
 
 
 class IndicasaTrainRunCreateApi(_CreateApi):
-    class InputSerializer(serializers.Serializer):
+    class IndicasaTrainRunInputSerializer(serializers.Serializer):
         dataset = _dataset()
         model = _model(required=False)
         loss = serializers.ChoiceField(choices=LOSSES, default="ntb_xent")
@@ -108,15 +110,18 @@ class IndicasaTrainRunCreateApi(_CreateApi):
         languages = _languages()
         seed = serializers.IntegerField(min_value=0, max_value=MAX_SEED, default=0)
 
+    InputSerializer = IndicasaTrainRunInputSerializer
     service = indicasa_train_run_create
 
-    @extend_schema(request=InputSerializer, responses={201: BiasRunOutputSerializer})
+    @extend_schema(
+        request=IndicasaTrainRunInputSerializer, responses={201: BiasRunOutputSerializer}
+    )
     def post(self, request: Request) -> Response:
         return super().post(request)
 
 
 class IndicasaGenerateRunCreateApi(_CreateApi):
-    class InputSerializer(serializers.Serializer):
+    class IndicasaGenerateRunInputSerializer(serializers.Serializer):
         dataset = _dataset()
         model = _model()
         encoder = _model(required=False)
@@ -129,8 +134,11 @@ class IndicasaGenerateRunCreateApi(_CreateApi):
         batch_size = serializers.IntegerField(min_value=1, max_value=256, default=8)
         seed = serializers.IntegerField(min_value=0, max_value=MAX_SEED, default=0)
 
+    InputSerializer = IndicasaGenerateRunInputSerializer
     service = indicasa_generate_run_create
 
-    @extend_schema(request=InputSerializer, responses={201: BiasRunOutputSerializer})
+    @extend_schema(
+        request=IndicasaGenerateRunInputSerializer, responses={201: BiasRunOutputSerializer}
+    )
     def post(self, request: Request) -> Response:
         return super().post(request)
