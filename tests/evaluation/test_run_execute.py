@@ -14,7 +14,6 @@ from apps.core.services import JobCancelled  # noqa: E402
 from apps.evaluation.models import ModelEntry, ModelKind, Prediction  # noqa: E402
 from apps.evaluation.services.runs import run_create, run_execute  # noqa: E402
 from tests.evaluation.bbq_data import bbq_release  # noqa: E402
-from tests.evaluation.tiny_models import gpt2_dir  # noqa: E402, F401
 
 pytestmark = pytest.mark.django_db
 
@@ -42,9 +41,7 @@ def _naive_option_logprobs(path, prompt: str, option: str) -> tuple[float, int]:
     ids = torch.tensor([prompt_ids + option_ids])
     with torch.no_grad():
         logits = model(ids).logits.log_softmax(-1)[0]
-    total = sum(
-        logits[len(prompt_ids) + i - 1, token].item() for i, token in enumerate(option_ids)
-    )
+    total = sum(logits[len(prompt_ids) + i - 1, token].item() for i, token in enumerate(option_ids))
     return total, len(option_ids)
 
 

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from tests.evaluation.bbq_data import TEXTS
 
 
@@ -42,8 +40,3 @@ def build_tiny_gpt2(path: Path, *, seed: int = 0) -> Path:
     )
     GPT2LMHeadModel(config).save_pretrained(path)
     return path
-
-
-@pytest.fixture(scope="session")
-def gpt2_dir(tmp_path_factory) -> Path:
-    return build_tiny_gpt2(tmp_path_factory.mktemp("eval_gpt2"))
