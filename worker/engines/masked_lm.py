@@ -276,3 +276,58 @@ class CausalPairScorer:
             texts.append(unicodedata.normalize("NFC", second))
         results = [SentenceScore(float(s), int(n)) for s, n in self.scorer.sentence_logprob(texts)]
         return [(results[2 * i], results[2 * i + 1]) for i in range(len(pairs))]
+
+
+class ClsEncoder:
+    """Sentence encodings for SEAT from a (masked) transformer encoder: the final hidden state
+    of the first token ([CLS]), as IndiBias Appendix B describes; batched, unit length."""
+
+    def __init__(self, model_path: str | Path, *, device: str = "cpu", batch_size: int = 32):
+        self.model_path = _validate_dir(model_path, "Encoder model")
+        self.device = device
+        self.batch_size = batch_size
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        import torch
+        from transformers import AutoModel, AutoTokenizer
+
+        try:
+            self.tokenizer = AutoTokenizer.from_pretrained(
+                str(self.model_path), local_files_only=True
+            )
+            self.model = AutoModel.from_pretrained(str(self.model_path), local_files_only=True)
+        except (OSError, ValueError) as exc:
+            raise ModelConfigurationError(
+                f"Could not load an encoder from {self.model_path}: {exc}", path=self.model_path
+            ) from exc
+        self.model.to(device).eval()
+        self._torch = torch
+
+    @property
+    def dimension(self) -> int:
+        return int(self.model.config.hidden_size)
+
+    def model_info(self) -> dict:
+        return {
+            "name": self.model_path.name,
+            "path": str(self.model_path),
+            "sha256": weights_sha256(self.model_path),
+            "device": self.device,
+            "kind": "masked_lm",
+            "pooling": "cls",
+        }
+
+    def encode(self, texts: Sequence[str]):
+        import numpy as np
+
+        torch = self._torch
+        out = []
+        with torch.inference_mode():
+            for start in range(0, len(texts), self.batch_size):
+                batch = [
+                    unicodedata.normalize("NFC", t) for t in texts[start : start + self.batch_size]
+                ]
+                encoded = self.tokenizer(batch, return_tensors="pt", padding=True, truncation=True)
+                hidden = self.model(**encoded.to(self.device)).last_hidden_state[:, 0]
+                out.append(torch.nn.functional.normalize(hidden.float(), dim=-1).cpu().numpy())
+        return np.concatenate(out) if out else np.zeros((0, self.dimension), dtype=np.float32)
