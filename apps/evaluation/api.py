@@ -51,6 +51,12 @@ class ErrorSerializer(serializers.Serializer):
         ref_name = "EvaluationError"
 
 
+# A 400 is either DRF's field errors ({"field": ["..."]}) or a domain error ({"detail": "..."}).
+VALIDATION_400 = OpenApiResponse(
+    OpenApiTypes.OBJECT, description="Field errors, or {'detail': reason} from the service."
+)
+
+
 # --- models --------------------------------------------------------------------------------
 
 
@@ -105,7 +111,11 @@ class ModelEntryListApi(ListAPIView):
 
     @extend_schema(
         request=ModelEntryInputSerializer,
-        responses={201: ModelEntryOutputSerializer, 400: ErrorSerializer, 409: ErrorSerializer},
+        responses={
+            201: ModelEntryOutputSerializer,
+            400: VALIDATION_400,
+            409: ErrorSerializer,
+        },
     )
     def post(self, request: Request) -> Response:
         data = ModelEntryInputSerializer(data=request.data)
@@ -130,7 +140,7 @@ class ModelEntryDetailApi(APIView):
         request=UpdateSerializer,
         responses={
             200: ModelEntryOutputSerializer,
-            400: ErrorSerializer,
+            400: VALIDATION_400,
             404: ErrorSerializer,
             409: ErrorSerializer,
         },
@@ -242,7 +252,7 @@ class RunListApi(ListAPIView):
 
     @extend_schema(
         request=InputSerializer,
-        responses={202: RunOutputSerializer, 400: ErrorSerializer},
+        responses={202: RunOutputSerializer, 400: VALIDATION_400},
     )
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
