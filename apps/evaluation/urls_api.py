@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import api
+from . import api, api_bias
 
 urlpatterns = [
     path("evaluation/models/", api.ModelEntryListApi.as_view(), name="evaluation-model-list"),
@@ -36,5 +36,18 @@ urlpatterns = [
         "evaluation/runs/<int:pk>/download/",
         api.RunDownloadApi.as_view(),
         name="evaluation-run-download",
+    ),
+    # CrowS-Pairs, SEAT and IndiCASA runs (api_bias.py, docs/evaluation-bias.md).
+    path("evaluation/crows/", api_bias.CrowsRunCreateApi.as_view(), name="evaluation-crows"),
+    path("evaluation/seat/", api_bias.SeatRunCreateApi.as_view(), name="evaluation-seat"),
+    path(
+        "evaluation/indicasa/train/",
+        api_bias.IndicasaTrainRunCreateApi.as_view(),
+        name="evaluation-indicasa-train",
+    ),
+    path(
+        "evaluation/indicasa/generate/",
+        api_bias.IndicasaGenerateRunCreateApi.as_view(),
+        name="evaluation-indicasa-generate",
     ),
 ]
