@@ -12,11 +12,12 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from apps.accounts.permissions import IsAnnotator, IsAnnotatorOrResearcher, IsResearcher
+from apps.accounts.roles import is_researcher
 from apps.catalog.models import Dataset
 
 from . import corrections, reports, selectors, services
 from .models import Assignment, Campaign, CampaignItem, CampaignKind, Decision, Judgement
-from .permissions import IsAnnotator, IsAnnotatorOrResearcher, IsResearcher, can_manage
 
 User = get_user_model()
 
@@ -134,7 +135,7 @@ class CampaignListApi(APIView):
 
     @extend_schema(request=InputSerializer, responses={201: CampaignOutput})
     def post(self, request):
-        if not can_manage(request.user):
+        if not is_researcher(request.user):
             return Response(
                 {"detail": "Only researchers create campaigns."}, status=status.HTTP_403_FORBIDDEN
             )
