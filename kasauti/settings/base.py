@@ -303,3 +303,13 @@ SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"] = {
     "RunKindEnum": "apps.evaluation.models.RunKind",
     "RunStatusEnum": "apps.evaluation.models.RunStatus",
 }
+
+# Mail (annotator invitations). The console backend prints messages to the server log; set
+# KASAUTI_EMAIL_BACKEND (e.g. django.core.mail.backends.smtp.EmailBackend) and the EMAIL_* settings
+# for real delivery. Tests use the locmem backend (pytest-django sets it).
+EMAIL_BACKEND = os.environ.get(
+    "KASAUTI_EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend"
+)
+DEFAULT_FROM_EMAIL = os.environ.get("KASAUTI_FROM_EMAIL", "kasauti@localhost")
+EMAIL_HOST = os.environ.get("KASAUTI_EMAIL_HOST", "localhost")
+EMAIL_PORT = int(os.environ.get("KASAUTI_EMAIL_PORT", "25"))
