@@ -370,6 +370,9 @@ class AnnotatorListApi(APIView):
         email = serializers.EmailField(required=False, default="")
         languages = serializers.ListField(child=serializers.CharField(max_length=16))
         password = serializers.CharField(required=False, default=None, min_length=8)
+        invite = serializers.BooleanField(
+            required=False, default=False, help_text="E-mail a link that sets the password."
+        )
 
     @extend_schema(responses=AnnotatorOutput(many=True))
     def get(self, request):
@@ -380,7 +383,10 @@ class AnnotatorListApi(APIView):
     def post(self, request):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        user = services.annotator_create(**data.validated_data)
+        fields = dict(data.validated_data)
+        invite = fields.pop("invite")
+        base_url = request.build_absolute_uri("/").rstrip("/") if invite else None
+        user = services.annotator_create(invite_base_url=base_url, **fields)
         return Response(AnnotatorOutput(user).data, status=status.HTTP_201_CREATED)
 
 

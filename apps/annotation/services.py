@@ -13,7 +13,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from apps.accounts.roles import ANNOTATOR, is_annotator
-from apps.accounts.services import roles_ensure
+from apps.accounts.services import roles_ensure, user_invite_send
 from apps.catalog.models import (
     ContextSentence,
     Dataset,
@@ -57,13 +57,22 @@ class PermissionRefused(KasautiError):
 
 
 def annotator_create(
-    *, username: str, languages: Sequence[str], email: str = "", password: str | None = None
+    *,
+    username: str,
+    languages: Sequence[str],
+    email: str = "",
+    password: str | None = None,
+    invite_base_url: str | None = None,
 ):
-    """Create an annotator account (the researcher hands over the password or the user resets
-    it by e-mail). Without a password the account cannot sign in until one is set."""
+    """Create an annotator account. Either the researcher hands over `password`, or, with
+    `invite_base_url` (the site's scheme and host), the annotator is e-mailed an invitation
+    whose link sets their password. Without either the account cannot sign in until a
+    password is set (password reset)."""
     username = nfc(username.strip())
     if not username:
         raise KasautiError("username: required")
+    if invite_base_url and not email:
+        raise KasautiError("email: required to send an invitation")
     if User.objects.filter(username=username).exists():
         raise ConflictError(f"username: {username!r} is taken")
     roles_ensure()
@@ -76,7 +85,16 @@ def annotator_create(
             user.save(update_fields=["password"])
         user.groups.add(Group.objects.get(name=ANNOTATOR))
         AnnotatorProfile.objects.create(user=user, languages=languages_clean(languages))
+    if invite_base_url:
+        annotator_invite(user=user, base_url=invite_base_url)
     return user
+
+
+def annotator_invite(*, user, base_url: str) -> str:
+    """(Re-)send the invitation e-mail; its link lets the annotator choose a password."""
+    if not is_annotator(user):
+        raise KasautiError(f"user: {user.username} is not an annotator")
+    return user_invite_send(user=user, base_url=base_url)
 
 
 def languages_clean(languages: Iterable[str]) -> list[str]:

@@ -257,6 +257,10 @@ def _side_by_side(item: CampaignItem) -> list[dict]:
     return rows
 
 
+def _site_url(request: HttpRequest) -> str:
+    return request.build_absolute_uri("/").rstrip("/")
+
+
 @require_http_methods(["GET", "POST"])
 @researcher_required
 def people(request: HttpRequest) -> HttpResponse:
@@ -270,8 +274,14 @@ def people(request: HttpRequest) -> HttpResponse:
                     email=request.POST.get("email", ""),
                     languages=request.POST.get("languages", "").replace(",", " ").split(),
                     password=request.POST.get("password") or None,
+                    invite_base_url=_site_url(request) if request.POST.get("invite") else None,
                 )
-                messages.success(request, "Annotator created.")
+                messages.success(
+                    request,
+                    "Annotator created; invitation sent."
+                    if request.POST.get("invite")
+                    else "Annotator created.",
+                )
             else:
                 user = get_object_or_404(
                     User, pk=int(request.POST.get("user") or 0), groups__name="annotator"
@@ -281,6 +291,8 @@ def people(request: HttpRequest) -> HttpResponse:
                         user=user,
                         languages=request.POST.get("languages", "").replace(",", " ").split(),
                     )
+                elif action == "invite":
+                    services.annotator_invite(user=user, base_url=_site_url(request))
                 elif action in ("deactivate", "activate"):
                     services.annotator_update(user=user, active=action == "activate")
                 messages.success(request, f"{user.username} updated.")

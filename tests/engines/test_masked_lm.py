@@ -150,3 +150,20 @@ def test_missing_model_directory_names_the_path(tmp_path):
     with pytest.raises(ModelConfigurationError, match="nope") as err:
         MaskedLMScorer(missing)
     assert "README.md#getting-the-model-weights" in str(err.value)
+
+
+def test_causal_sentence_logprob_equals_a_naive_loop(tmp_path):
+    from tests.engines.test_completion import _tiny_gpt2
+    from worker.engines.masked_lm import CausalSentenceScorer
+
+    path = _tiny_gpt2(tmp_path / "gpt2")
+    scorer = CausalSentenceScorer(path, batch_size=2)
+    texts = ["The poor family lived in a hut.", "वह लड़का डॉक्टर है।", "a"]
+    got = scorer.sentence_logprob(texts)
+    for text, (total, n) in zip(texts, got, strict=True):
+        ids = [scorer.start_id] + scorer.tokenizer(text, add_special_tokens=False)["input_ids"]
+        with torch.no_grad():
+            logprobs = torch.log_softmax(scorer.model(input_ids=torch.tensor([ids])).logits[0], -1)
+        expected = sum(float(logprobs[i - 1, ids[i]]) for i in range(1, len(ids)))
+        assert n == len(ids) - 1
+        assert total == pytest.approx(expected, abs=1e-4)
