@@ -297,6 +297,9 @@ SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"] = {
 KASAUTI_MODEL_ROOT = Path(os.environ.get("KASAUTI_MODEL_ROOT", VAR_DIR / "models"))
 # Items scored per batch in an evaluation job; the job's progress moves after each batch.
 KASAUTI_EVAL_BATCH_SIZE = int(os.environ.get("KASAUTI_EVAL_BATCH_SIZE", "16"))
+# Completions endpoints (vLLM): seconds per request and retries before the run fails.
+KASAUTI_EVAL_ENDPOINT_TIMEOUT = float(os.environ.get("KASAUTI_EVAL_ENDPOINT_TIMEOUT", "120"))
+KASAUTI_EVAL_ENDPOINT_RETRIES = int(os.environ.get("KASAUTI_EVAL_ENDPOINT_RETRIES", "3"))
 SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"] = {
     **SPECTACULAR_SETTINGS.get("ENUM_NAME_OVERRIDES", {}),
     "ModelKindEnum": "apps.evaluation.models.ModelKind",
