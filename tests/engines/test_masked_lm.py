@@ -167,3 +167,21 @@ def test_causal_sentence_logprob_equals_a_naive_loop(tmp_path):
         expected = sum(float(logprobs[i - 1, ids[i]]) for i in range(1, len(ids)))
         assert n == len(ids) - 1
         assert total == pytest.approx(expected, abs=1e-4)
+
+
+def test_word_groups_with_the_shared_byte_level_bpe_bert(tiny_bert_dir):
+    """The shared tiny BERT's byte-level BPE puts the space inside a token's offsets; every
+    word still gets exactly its own pieces, and P(U|M) equals the naive reference."""
+    scorer = MaskedLMScorer(tiny_bert_dir)
+    ids, groups = scorer.encode_words(HINDI)
+    special = set(scorer.tokenizer.all_special_ids)
+    assert sorted(p for g in groups for p in g) == [
+        i for i, t in enumerate(ids) if t not in special
+    ]
+    assert all(groups)
+    decoded = [scorer.tokenizer.decode([ids[p] for p in g]).strip() for g in groups]
+    assert decoded == HINDI.split()
+    ((first, _),) = scorer.pair_scores([PAIR])
+    _, groups1 = scorer.encode_words(PAIR[0])
+    expected = sum(_naive_word_logprob(scorer, PAIR[0], groups1[w]) for w in [0, 2, 3, 4, 5, 6, 7])
+    assert first.sum_logprob == pytest.approx(expected, abs=1e-4)
