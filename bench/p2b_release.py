@@ -15,8 +15,10 @@ read from VmHWM):
   baseline  `COPY (SELECT row_to_json(r) FROM (<the same instance rows, same joins and
             order>) r) TO STDOUT`, read through psycopg 3 and discarded.
 
-It prints the median rows/s of each, the ratio release / baseline (goal >= 0.5), and the peak
-RSS of the release process at each size (goal: flat). The database and the media directory
+Before each measured release the previous one is removed (raw SQL), so that release_create
+writes the release instead of returning the identical latest one. It prints the median rows/s
+of each, the ratio release / baseline (goal >= 0.5), and the peak RSS of the release process
+at each size (goal: flat). The database and the media directory
 are dropped at the end (--keep to keep them).
 """
 
@@ -67,6 +69,8 @@ def _child_release(dataset_id: int) -> dict:
     start = time.perf_counter()
     release = release_create(dataset=dataset)
     elapsed = time.perf_counter() - start
+    if getattr(release, "reused", False):  # the parent removes the previous release first
+        raise SystemExit("release_create returned the existing release: nothing was measured")
     return {
         "rows": release.counts["total"],
         "seconds": elapsed,
@@ -102,15 +106,37 @@ def _run_child(args: argparse.Namespace, mode: str, value: int) -> dict:
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
+def _releases_remove(args: argparse.Namespace, dataset_id: int) -> None:
+    """Remove the dataset's releases (rows and files; raw SQL: release rows refuse deletion
+    through the ORM), so that the next release_create writes one instead of returning the
+    identical latest release (which would measure a lookup, not a release)."""
+    import shutil
+
+    from django.conf import settings
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        releases = "SELECT id FROM releases_release WHERE dataset_id = %s"
+        for table in ("releases_releasefile", "releases_releaseinstance"):
+            cursor.execute(
+                f"DELETE FROM {table} WHERE release_id IN ({releases})",  # noqa: S608
+                [dataset_id],
+            )
+        cursor.execute("DELETE FROM releases_release WHERE dataset_id = %s", [dataset_id])
+    for directory in (Path(settings.MEDIA_ROOT) / "releases").glob(f"*-{dataset_id}"):
+        shutil.rmtree(directory)
+
+
 def _measure(args: argparse.Namespace, size: int) -> dict:
     from apps.releases.models import Release
 
     dataset_id = _make_dataset(f"bench-{size}", size)
-    # One release first, so the baseline has the same membership rows to read.
+    # One release first (it warms the caches), so the baseline has membership rows to read.
     first = _run_child(args, "release", dataset_id)
     releases, baselines = [first], []
     for _ in range(args.repeats):
-        baselines.append(_run_child(args, "baseline", first["release_id"]))
+        baselines.append(_run_child(args, "baseline", releases[-1]["release_id"]))
+        _releases_remove(args, dataset_id)
         releases.append(_run_child(args, "release", dataset_id))
     releases = releases[1:]  # the first one warmed the caches
     release_rate = statistics.median(r["rows"] / r["seconds"] for r in releases)

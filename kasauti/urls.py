@@ -12,6 +12,7 @@ api_patterns = [
     path("", include("apps.releases.urls_api")),
     path("", include("apps.translation.urls_api")),
     path("", include("apps.annotation.urls_api")),
+    path("", include("apps.evaluation.urls_api")),
     # POST username + password -> {"token": ...}; send it as "Authorization: Token <token>".
     path("auth/token/", TokenObtainApi.as_view(), name="api-token"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
@@ -30,6 +31,7 @@ urlpatterns = [
     path("jobs/", include("apps.core.urls")),
     path("translation/", include("apps.translation.urls")),
     path("annotate/", include("apps.annotation.urls")),
+    path("evaluation/", include("apps.evaluation.urls")),
     path("", include("apps.releases.urls")),
     path("", include("apps.catalog.urls")),
 ]

@@ -366,6 +366,9 @@ def _plan_with_versions(dataset: Dataset) -> tuple[InstantiationPlan, dict[int, 
     live_versions = set(
         Instance.objects.filter(dataset=dataset, retired_at__isnull=True, source_instance=None)
         .values_list("template_version_id", flat=True)
+        # Without order_by() Instance's default ordering joins the DISTINCT: one row per
+        # instance instead of one per version (400k Python ints for a 400k dataset).
+        .order_by()
         .distinct()
     )
     planned: dict[int, TemplateVersion] = {}

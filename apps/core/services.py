@@ -5,24 +5,31 @@ each app describes its kinds in the registry (apps/core/registry.py).
 Life of a job: job_create -> job_dispatch (after commit; an unreachable broker fails the job
 with the reason) -> a worker's task calls job_run, which marks it running, beats its heartbeat
 from a thread while the work runs and records the outcome. A worker that dies stops the
-heartbeat; the watchdog (jobs_recover, run in every worker and by `manage.py jobs_recover`)
-re-queues the job, or fails it with the reason after KASAUTI_JOB_MAX_RECOVERIES tries.
+heartbeat; the watchdog (apps/core/watchdog.py, run in every worker and by
+`manage.py jobs_recover`) re-queues the job, or fails it with the reason after
+KASAUTI_JOB_MAX_RECOVERIES tries. The heartbeat and progress writes live in
+apps/core/heartbeat.py.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Callable, Iterable
-from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import InterfaceError, OperationalError, connections, transaction
-from django.db.models import F, Q
+from django.db import InterfaceError, OperationalError, transaction
+from django.db.models import F
 from django.utils import timezone
 
 from .errors import ConflictError, KasautiError
+from .heartbeat import (  # noqa: F401 (re-exported: the job API is apps.core.services)
+    Heartbeat,
+    InlineReporter,
+    JobCancelled,
+    job_heartbeat,
+    job_progress,
+)
 from .models import Job
 from .registry import job_kind_get
 
@@ -31,11 +38,6 @@ logger = logging.getLogger(__name__)
 # Worth retrying: the database or the network blinked. Anything else will fail the same way.
 TRANSIENT_ERRORS = (OperationalError, InterfaceError, ConnectionError, TimeoutError)
 MAX_RETRIES = 5
-
-
-class JobCancelled(Exception):
-    """Raised into the work when its job was cancelled; the run wrapper stops quietly (any
-    transaction the work holds rolls back)."""
 
 
 # --- create and dispatch ------------------------------------------------------------------
@@ -108,35 +110,6 @@ def job_start(*, job_id: int, celery_task_id: str = "") -> Job | None:
     return job
 
 
-def job_progress(*, job_id: int, done: int, total: int | None = None, started_at=None) -> None:
-    """Record progress (and a heartbeat), with the rate and ETA it implies. Raises
-    JobCancelled if the job was cancelled meanwhile."""
-    now = timezone.now()
-    job = Job.objects.filter(pk=job_id).values("status", "started_at", "progress_total").first()
-    if job is None:
-        return
-    if job["status"] == Job.Status.CANCELLED:
-        raise JobCancelled(job_id)
-    total = job["progress_total"] if total is None else total
-    started = started_at or job["started_at"]
-    elapsed = (now - started).total_seconds() if started else 0.0
-    rate = done / elapsed if done and elapsed > 0 else None
-    Job.objects.filter(pk=job_id, status=Job.Status.RUNNING).update(
-        progress_done=done,
-        progress_total=total,
-        rate=rate,
-        eta_seconds=(max(total - done, 0) / rate) if rate else None,
-        heartbeat_at=now,
-    )
-
-
-def job_heartbeat(*, job_id: int) -> bool:
-    """Say the job is alive; False if it is no longer running (cancelled, finished)."""
-    return bool(
-        Job.objects.filter(pk=job_id, status=Job.Status.RUNNING).update(heartbeat_at=timezone.now())
-    )
-
-
 def job_succeed(*, job_id: int, result: dict[str, Any]) -> bool:
     """Finish a running job. Only the first finisher wins: a duplicate run (a recovered job
     whose first worker was only slow) cannot overwrite the result."""
@@ -194,11 +167,12 @@ def job_resume(*, job: Job) -> Job:
             job.finished_at = None
         job.heartbeat_at = timezone.now()
         job.save(update_fields=["status", "error", "finished_at", "heartbeat_at"])
-        _requeue(job)
+        job_requeue(job=job)
     return job
 
 
-def _requeue(job: Job) -> None:
+def job_requeue(*, job: Job) -> None:
+    """Queue an unfinished job again: its kind's resume hook, or its task."""
     kind = job_kind_get(job.kind)
     if kind.resume is not None:
         kind.resume(job)
@@ -207,84 +181,6 @@ def _requeue(job: Job) -> None:
 
 
 # --- running ------------------------------------------------------------------------------
-
-
-class Heartbeat:
-    """Beats a job's heartbeat from a thread with its own database connection while the work
-    runs, so a long step (one COPY, one model call) never looks dead, and writes progress the
-    work reported in memory: the work may hold its own connection in a long transaction or a
-    COPY, and its progress is still visible to the page meanwhile. Sets `cancelled` when the
-    job was cancelled, which the next report turns into JobCancelled."""
-
-    def __init__(self, *, job_id: int, interval: float) -> None:
-        self.job_id = job_id
-        self.interval = interval
-        self.cancelled = False
-        self._pending: tuple[int, int | None] | None = None
-        self._started_at = timezone.now()
-        self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, name=f"job-{job_id}-heartbeat")
-        self._thread.daemon = True
-
-    def report(self, done: int, total: int | None = None) -> None:
-        if self.cancelled:
-            raise JobCancelled(self.job_id)
-        with self._lock:
-            self._pending = (done, total)
-
-    def _beat(self) -> None:
-        with self._lock:
-            pending, self._pending = self._pending, None
-        try:
-            if pending is not None:
-                job_progress(
-                    job_id=self.job_id,
-                    done=pending[0],
-                    total=pending[1],
-                    started_at=self._started_at,
-                )
-            elif not job_heartbeat(job_id=self.job_id):
-                self.cancelled = Job.objects.filter(
-                    pk=self.job_id, status=Job.Status.CANCELLED
-                ).exists()
-        except JobCancelled:
-            self.cancelled = True
-        except Exception:  # a missed beat is not worth killing the work for
-            logger.warning("heartbeat of job %s failed", self.job_id, exc_info=True)
-
-    def _loop(self) -> None:
-        try:
-            while not self._stop.wait(self.interval):
-                self._beat()
-            self._beat()  # the last reported progress
-        finally:
-            connections.close_all()
-
-    def __enter__(self) -> Heartbeat:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc_info) -> None:
-        self._stop.set()
-        self._thread.join(timeout=30)
-
-
-class InlineReporter:
-    """The progress reporter when no heartbeat thread runs (the work runs in the caller: a
-    management command, a test). It only keeps the numbers, for the same reason as the
-    heartbeat (the work may hold its connection in a COPY); they are written at the end."""
-
-    def __init__(self, *, job_id: int) -> None:
-        self.job_id = job_id
-        self.pending: tuple[int, int | None] | None = None
-
-    def report(self, done: int, total: int | None = None) -> None:
-        self.pending = (done, total)
-
-    def flush(self) -> None:
-        if self.pending is not None:
-            job_progress(job_id=self.job_id, done=self.pending[0], total=self.pending[1])
 
 
 Work = Callable[[Job, Callable[..., None]], dict[str, Any] | None]
@@ -346,85 +242,3 @@ def job_run(
         raise
     if result is not None:
         job_succeed(job_id=job_id, result=result)
-
-
-# --- watchdog -----------------------------------------------------------------------------
-
-
-def jobs_recover(*, stale_after: timedelta | None = None, include_queued: bool = False) -> dict:
-    """Find jobs whose heartbeat stopped (their worker died) and re-queue them, or fail them
-    with the reason once they have been recovered KASAUTI_JOB_MAX_RECOVERIES times. With
-    `include_queued`, jobs queued for longer than `stale_after` are queued again too (at worker
-    start: a message may have died with the previous worker). Safe to run from several workers
-    at once: each job is taken under a row lock that the others skip."""
-    if stale_after is None:
-        stale_after = timedelta(seconds=settings.KASAUTI_JOB_STALE_SECONDS)
-    cutoff = timezone.now() - stale_after
-    stale = Q(status=Job.Status.RUNNING) & (
-        Q(heartbeat_at__lt=cutoff) | Q(heartbeat_at__isnull=True, started_at__lt=cutoff)
-    )
-    if include_queued:
-        stale |= Q(status=Job.Status.QUEUED, created_at__lt=cutoff) & (
-            Q(heartbeat_at__isnull=True) | Q(heartbeat_at__lt=cutoff)
-        )
-    outcome: dict[str, list[int]] = {"requeued": [], "failed": []}
-    for job_id in list(Job.objects.filter(stale).values_list("id", flat=True)[:100]):
-        with transaction.atomic():
-            job = (
-                Job.objects.select_for_update(skip_locked=True).filter(Q(pk=job_id) & stale).first()
-            )
-            if job is None:
-                continue  # another watchdog has it, or it came back to life
-            seconds = int(stale_after.total_seconds())
-            if job.recoveries >= settings.KASAUTI_JOB_MAX_RECOVERIES:
-                job_fail(
-                    job_id=job.pk,
-                    error=(
-                        f"the worker running this job stopped (no heartbeat for {seconds} s) "
-                        f"{job.recoveries + 1} times; gave up. Resume it when workers are "
-                        "healthy."
-                    ),
-                )
-                outcome["failed"].append(job.pk)
-                continue
-            job.recoveries += 1
-            job.heartbeat_at = timezone.now()  # the others leave it alone for a while
-            job.save(update_fields=["recoveries", "heartbeat_at"])
-            logger.warning(
-                "job %s: no heartbeat for %s s (worker lost?); re-queued (recovery %s)",
-                job.pk,
-                seconds,
-                job.recoveries,
-            )
-            _requeue(job)
-            outcome["requeued"].append(job.pk)
-    return outcome
-
-
-class Watchdog:
-    """Runs jobs_recover every few seconds in a daemon thread of a worker process: recovery
-    does not depend on the broker's visibility timeout or on anyone pressing a button."""
-
-    def __init__(self, *, interval: float) -> None:
-        self.interval = interval
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, name="job-watchdog", daemon=True)
-
-    def start(self) -> Watchdog:
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._stop.set()
-
-    def _loop(self) -> None:
-        first = True
-        while not self._stop.is_set():
-            try:
-                jobs_recover(include_queued=first)
-                first = False
-            except Exception:
-                logger.exception("job watchdog pass failed")
-            finally:
-                connections.close_all()
-            self._stop.wait(self.interval)

@@ -7,7 +7,7 @@ import logging
 from celery.signals import worker_ready, worker_shutdown
 from django.conf import settings
 
-from .services import Watchdog
+from .watchdog import Watchdog
 
 logger = logging.getLogger(__name__)
 _watchdog: Watchdog | None = None

@@ -289,7 +289,7 @@ def _copy_blocks(cursor, statement: str, params: list) -> Iterator[bytes]:
     """The bytes of a COPY ... TO STDOUT in blocks of about _BLOCK_BYTES, read by a thread.
     The connection is the caller's: this generator does not return (even on error) before
     the thread is done with it."""
-    blocks: queue.Queue = queue.Queue(maxsize=16)
+    blocks: queue.Queue = queue.Queue(maxsize=4)
     stop = threading.Event()
 
     def read() -> None:

@@ -117,13 +117,22 @@ def _membership_insert(*, release: Release) -> int:
     passes through Python."""
     membership = ReleaseInstance._meta.db_table
     instance = Instance._meta.db_table
+    immediate = connection.vendor == "postgresql"
     with connection.cursor() as cursor:
+        if immediate:
+            # Django's foreign keys are DEFERRABLE INITIALLY DEFERRED: left alone, PostgreSQL
+            # queues one check per membership row and runs them all at COMMIT, after the files
+            # are written. Checked now, they run inside this one statement.
+            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
         cursor.execute(
             f"INSERT INTO {membership} (release_id, instance_id) "  # noqa: S608 (table names)
             f"SELECT %s, id FROM {instance} WHERE dataset_id = %s AND retired_at IS NULL",
             [release.pk, release.dataset_id],
         )
-        return cursor.rowcount
+        inserted = cursor.rowcount
+        if immediate:
+            cursor.execute("SET CONSTRAINTS ALL DEFERRED")
+        return inserted
 
 
 def _files_write(

@@ -134,7 +134,7 @@ def batched(rows: Iterable[Row], size: int = BATCH_SIZE) -> Iterator[list[Row]]:
 
 # Lines per LineBatch: a multiple of BATCH_SIZE, so that Parquet row groups fall where the
 # row-dict path puts them (one per BATCH_SIZE rows) and the files stay byte-identical.
-LINES_PER_BATCH = 4 * BATCH_SIZE
+LINES_PER_BATCH = BATCH_SIZE
 
 
 class LineBatch:

@@ -58,6 +58,25 @@ def test_plan_is_exact_and_matches_what_is_written():
     assert per_category == plan.by_category
 
 
+def test_plan_reads_one_row_per_version_not_per_instance():
+    """The plan's "which versions have live instances" query returns one row per template
+    version: release creation runs it, and a row per instance grew its memory with the
+    dataset (400k ints for a 400k dataset)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    dataset = _dataset_with_two_templates()
+    dataset_instantiate(dataset=dataset)
+    with CaptureQueriesContext(connection) as queries:
+        instantiation_plan(dataset=dataset)
+    distinct = [q["sql"] for q in queries.captured_queries if "DISTINCT" in q["sql"]]
+    assert len(distinct) == 1
+    with connection.cursor() as cursor:
+        cursor.execute(distinct[0])
+        rows = cursor.fetchall()
+    assert len(rows) == 2  # two versions, 64 instances
+
+
 def test_instantiate_is_idempotent_and_deterministic():
     dataset = _dataset_with_two_templates()
     dataset_instantiate(dataset=dataset)

@@ -13,18 +13,17 @@ from django.utils import timezone
 
 from apps.core import services
 from apps.core.errors import ConflictError, KasautiError
+from apps.core.heartbeat import Heartbeat, JobCancelled
 from apps.core.models import Job
 from apps.core.registry import JobKind, job_kind_get, job_kind_register, job_kinds
 from apps.core.services import (
-    Heartbeat,
-    JobCancelled,
     job_cancel,
     job_create,
     job_dispatch,
     job_resume,
     job_run,
-    jobs_recover,
 )
+from apps.core.watchdog import jobs_recover
 
 # A kind registered by the tests alone: how a new app plugs in, without editing core.
 TEST_KIND = job_kind_register(

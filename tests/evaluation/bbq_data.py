@@ -5,7 +5,7 @@ proper and common nouns."""
 from __future__ import annotations
 
 from apps.catalog.models import Category, Dataset, Instance
-from apps.releases.services import release_create
+from apps.releases.models import Release, ReleaseInstance
 
 # (language, ambiguous context, disambiguating sentence, negative q, non-negative q,
 #  stereotyped group, non-stereotyped group, unknown)
@@ -96,5 +96,14 @@ def bbq_dataset(
     return dataset
 
 
-def bbq_release(**kwargs):
-    return release_create(dataset=bbq_dataset(**kwargs))
+def bbq_release(**kwargs) -> Release:
+    """A release of `bbq_dataset(**kwargs)`: its frozen membership rows, as release_create
+    writes them (files are not written: evaluation reads the membership only, and the
+    PostgreSQL file writer serialises template-made instances, not these hand-made ones)."""
+    dataset = bbq_dataset(**kwargs)
+    release = Release.objects.create(dataset=dataset, number=1, counts={"total": 0})
+    ReleaseInstance.objects.bulk_create(
+        ReleaseInstance(release=release, instance=instance)
+        for instance in Instance.objects.filter(dataset=dataset)
+    )
+    return release

@@ -95,3 +95,17 @@ def test_indicasa_sections():
 def test_nothing_for_other_kinds_or_incomplete_runs():
     assert render(make_run(RunKind.BBQ_MC, {"overall": {}})) == ""
     assert render(make_run(RunKind.CROWS, {})) == ""
+
+
+def test_the_run_page_shows_the_section(client, researcher):
+    from django.urls import reverse
+
+    from tests.conftest import PASSWORD
+
+    pairs = [PairScore("1", "जाति", "hi", "stereo", 0.0, -1.0)]
+    run = make_run(RunKind.CROWS, crows_scores(pairs) | {"pairs": 1, "unscorable": 0})
+    assert client.login(username=researcher.username, password=PASSWORD)
+    page = client.get(reverse("evaluation:run", args=[run.pk]))
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert 'id="crows-table"' in html and ">जाति</th>" in html

@@ -79,10 +79,33 @@ def test_unequal_targets_are_refused_before_a_run_exists(tmp_path, db):
     assert not EvaluationRun.objects.exists()
 
 
-def test_a_masked_lm_is_not_a_sentence_encoder(db):
-    entry = ModelEntry.objects.create(name="bert", kind=ModelKind.MASKED_LM, path="x")
-    with pytest.raises(EvaluationInputError, match="sentence_encoder"):
+def test_a_causal_lm_is_not_an_encoder(db):
+    entry = ModelEntry.objects.create(name="gpt", kind=ModelKind.CAUSAL_LM, path="x")
+    with pytest.raises(EvaluationInputError, match="sentence_encoder or masked_lm"):
         seat_run_create(dataset=DatasetFactory(), model=entry)
+
+
+def test_seat_on_a_masked_lm_uses_the_cls_state(db, tmp_path):
+    from tests.engines.test_masked_lm import _build_tiny_bert
+    from worker.engines.masked_lm import ClsEncoder
+
+    path = _build_tiny_bert(tmp_path / "bert")
+    entry = ModelEntry.objects.create(name="bert", kind=ModelKind.MASKED_LM, path=str(path))
+    run = seat_run_create(
+        dataset=DatasetFactory(), model=entry, tests=TWO_TESTS[:1], languages=["hi"], n_samples=500
+    )
+    seat_run_execute(run=run, progress=lambda *a, **k: None)
+    run.refresh_from_db()
+    assert run.model_info["pooling"] == "cls" and run.model_info["dimension"] == 32
+    catalog = seat_catalog_load()
+    spec = next(t for t in catalog.tests if t.name == TWO_TESTS[0])
+    encoder = ClsEncoder(path)
+    sets = [
+        encoder.encode(catalog.sentences(catalog.words(name, "hi"), "hi"))
+        for name in (spec.X, spec.Y, spec.A, spec.B)
+    ]
+    expected = seat_test(*sets, n_samples=500, seed=0)
+    assert run.results["tests"][0]["effect_size"] == pytest.approx(expected.effect_size, abs=1e-4)
 
 
 def test_seat_run_on_minilm_matches_the_metric_on_direct_encodings(db):

@@ -438,7 +438,7 @@ def test_a_job_whose_heartbeat_stopped_is_recovered_by_the_watchdog(translate_sp
 
     from django.utils import timezone
 
-    from apps.core.services import jobs_recover
+    from apps.core.watchdog import jobs_recover
 
     dataset = make_dataset()
     job = services.translation_job_create(dataset=dataset, languages=["hi"])

@@ -16,7 +16,6 @@ from django.db import transaction
 
 from apps.catalog.models import NounForm
 
-from ..metrics.bbq import BBQItem, bbq_scores
 from ..models import EvaluationRun, Prediction
 
 # Kasauti's option roles (apps.catalog.models.OptionRole) in the metric module's terms.
@@ -34,7 +33,9 @@ def noun_type(*, noun_form: str, proper_noun: bool) -> str:
     return "proper" if proper_noun else "common"
 
 
-def run_bbq_items(*, run: EvaluationRun) -> list[BBQItem]:
+def run_bbq_items(*, run: EvaluationRun) -> list:
+    from ..metrics.bbq import BBQItem
+
     rows = (
         # An imported answer that matched no option has no choice: it is counted on the run
         # (report.unparseable) and left out of the metrics rather than scored as wrong.
@@ -68,17 +69,16 @@ def run_bbq_items(*, run: EvaluationRun) -> list[BBQItem]:
     ]
 
 
-def _grouped(
-    items: Iterable[BBQItem], key: Callable[[BBQItem], tuple[str, ...]]
-) -> dict[tuple[str, ...], list[BBQItem]]:
-    groups: dict[tuple[str, ...], list[BBQItem]] = defaultdict(list)
+def _grouped(items: Iterable, key: Callable[..., tuple[str, ...]]) -> dict[tuple[str, ...], list]:
+    groups: dict[tuple[str, ...], list] = defaultdict(list)
     for item in items:
         groups[key(item)].append(item)
     return dict(sorted(groups.items()))
 
 
-def bbq_results(items: list[BBQItem]) -> dict[str, Any]:
+def bbq_results(items: list) -> dict[str, Any]:
     """Every figure the run page, the API and `run_metrics` show, as JSON."""
+    from ..metrics.bbq import bbq_scores
 
     def rows(key, names):
         return [

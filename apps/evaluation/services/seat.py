@@ -166,9 +166,10 @@ def seat_run_create(
     seed: int = 0,
     created_by=None,
 ) -> EvaluationRun:
-    """``model``: a sentence encoder entry; None uses the offline all-MiniLM-L6-v2."""
+    """``model``: a sentence encoder entry (its own pooling), a masked LM entry (the [CLS]
+    state, as IndiBias Appendix B), or None for the offline all-MiniLM-L6-v2."""
     if model is not None:
-        require_model_kind(model, (ModelKind.SENTENCE_ENCODER,), "A SEAT run")
+        require_model_kind(model, (ModelKind.SENTENCE_ENCODER, ModelKind.MASKED_LM), "A SEAT run")
     languages = languages or ["en"]
     catalog = seat_catalog_load(data_path)
     resolved = _resolve(catalog, tests, languages)  # every problem surfaces before the job
@@ -203,7 +204,20 @@ def seat_run_execute(*, run: EvaluationRun, progress: Progress) -> dict[str, Any
         resolved = params["resolved"]
         path = run.model.resolved_path() if run.model else None
         device = run.model.device if run.model else "cpu"
-        embedder = Embedder(path, device=device)
+        if run.model and run.model.kind == ModelKind.MASKED_LM:
+            from worker.engines.masked_lm import ClsEncoder
+
+            embedder = ClsEncoder(path, device=device)
+            model_info = embedder.model_info()
+        else:
+            embedder = Embedder(path, device=device)
+            model_info = {
+                "name": run.model_label,
+                "path": str(embedder.model_path),
+                "device": embedder.device,
+                "kind": "sentence_encoder",
+            }
+        model_info["dimension"] = embedder.dimension
         progress(0, len(resolved))
         # Every distinct sentence is encoded once for the whole run.
         texts: dict[str, None] = {}
@@ -247,13 +261,6 @@ def seat_run_execute(*, run: EvaluationRun, progress: Progress) -> dict[str, Any
                 )
             )
             progress(done, len(resolved))
-        model_info = {
-            "name": run.model_label,
-            "path": str(embedder.model_path),
-            "dimension": embedder.dimension,
-            "device": embedder.device,
-            "kind": "sentence_encoder",
-        }
         results = {
             "tests": rows,
             "significance_level": SIGNIFICANCE,

@@ -2,7 +2,7 @@ from datetime import timedelta
 
 from django.core.management.base import BaseCommand
 
-from apps.core.services import jobs_recover
+from apps.core.watchdog import jobs_recover
 
 
 class Command(BaseCommand):

@@ -1,0 +1,15 @@
+"""Evaluation pages, under /evaluation/ (namespace "evaluation")."""
+
+from django.urls import path
+
+from . import views
+
+app_name = "evaluation"
+
+urlpatterns = [
+    path("", views.run_list, name="runs"),
+    path("runs/new/", views.run_new, name="run-new"),
+    path("runs/<int:pk>/", views.run_detail, name="run"),
+    path("compare/", views.run_compare, name="compare"),
+    path("models/", views.model_list, name="models"),
+]

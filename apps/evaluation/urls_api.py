@@ -1,0 +1,53 @@
+"""Evaluation API routes, under /api/evaluation/."""
+
+from django.urls import path
+
+from . import api, api_bias
+
+urlpatterns = [
+    path("evaluation/models/", api.ModelEntryListApi.as_view(), name="evaluation-model-list"),
+    path(
+        "evaluation/models/<int:pk>/",
+        api.ModelEntryDetailApi.as_view(),
+        name="evaluation-model-detail",
+    ),
+    path(
+        "evaluation/prompt-templates/",
+        api.PromptTemplateListApi.as_view(),
+        name="evaluation-prompt-template-list",
+    ),
+    path("evaluation/runs/", api.RunListApi.as_view(), name="evaluation-run-list"),
+    path("evaluation/runs/compare/", api.RunCompareApi.as_view(), name="evaluation-run-compare"),
+    path(
+        "evaluation/runs/import/", api.PredictionImportApi.as_view(), name="evaluation-run-import"
+    ),
+    path("evaluation/runs/<int:pk>/", api.RunDetailApi.as_view(), name="evaluation-run-detail"),
+    path(
+        "evaluation/runs/<int:pk>/metrics/",
+        api.RunMetricsApi.as_view(),
+        name="evaluation-run-metrics",
+    ),
+    path(
+        "evaluation/runs/<int:pk>/predictions/",
+        api.RunPredictionListApi.as_view(),
+        name="evaluation-run-predictions",
+    ),
+    path(
+        "evaluation/runs/<int:pk>/download/",
+        api.RunDownloadApi.as_view(),
+        name="evaluation-run-download",
+    ),
+    # CrowS-Pairs, SEAT and IndiCASA runs (api_bias.py, docs/evaluation-bias.md).
+    path("evaluation/crows/", api_bias.CrowsRunCreateApi.as_view(), name="evaluation-crows"),
+    path("evaluation/seat/", api_bias.SeatRunCreateApi.as_view(), name="evaluation-seat"),
+    path(
+        "evaluation/indicasa/train/",
+        api_bias.IndicasaTrainRunCreateApi.as_view(),
+        name="evaluation-indicasa-train",
+    ),
+    path(
+        "evaluation/indicasa/generate/",
+        api_bias.IndicasaGenerateRunCreateApi.as_view(),
+        name="evaluation-indicasa-generate",
+    ),
+]

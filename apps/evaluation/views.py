@@ -1,0 +1,110 @@
+"""Evaluation pages: runs list, new run, run page (live progress, then tables and plots),
+runs side by side, the model registry with per-model bars."""
+
+from __future__ import annotations
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_http_methods
+
+from apps.accounts.decorators import researcher_required, role_required
+from apps.accounts.roles import is_researcher
+from apps.core.errors import KasautiError
+
+from . import selectors
+from .forms import RunForm
+from .models import RunKind
+from .services.runs import run_create
+
+HEAT_MAP_METRICS = ("acc_a", "acc_d", "bs_a", "bs_d", "sbs_a", "sbs_d")
+
+
+@require_GET
+@role_required
+def run_list(request: HttpRequest) -> HttpResponse:
+    runs = list(selectors.run_list()[:200])
+    return render(
+        request,
+        "evaluation/run_list.html",
+        {"runs": runs, "can_start": is_researcher(request.user)},
+    )
+
+
+@require_http_methods(["GET", "POST"])
+@researcher_required
+def run_new(request: HttpRequest) -> HttpResponse:
+    form = RunForm(request.POST or None, initial={"release": request.GET.get("release")})
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            run = run_create(
+                release=data["release"],
+                model=data["model"],
+                shots=data["shots"],
+                instruction_language=data["instruction_language"],
+                prompt_template=data["prompt_template"],
+                created_by=request.user,
+            )
+        except KasautiError as exc:
+            form.add_error(None, str(exc))
+        else:
+            return redirect("evaluation:run", pk=run.pk)
+    return render(request, "evaluation/run_new.html", {"form": form})
+
+
+@require_GET
+@role_required
+def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    run = selectors.run_get(run_id=pk)
+    if run is None:
+        raise Http404("No such evaluation run.")
+    results = run.results or {}
+    context = {"run": run, "job": run.job, "results": results}
+    if run.kind in (RunKind.BBQ_MC, RunKind.IMPORTED) and results.get("overall"):
+        context.update(
+            overall=[
+                (label, results["overall"].get(key), (results["overall"].get("undefined") or {}))
+                for key, label in selectors.METRICS
+            ],
+            metric_labels=[label for _, label in selectors.METRICS],
+            heat_maps=[selectors.heat_map(results, metric) for metric in HEAT_MAP_METRICS],
+            by_condition=selectors.metric_table(results, "by_category_language_condition"),
+            by_noun=selectors.metric_table(results, "by_category_noun_type"),
+            noun_overall=[
+                {
+                    "noun_type": noun,
+                    "n_amb": scores.get("n_amb"),
+                    "n_dis": scores.get("n_dis"),
+                    "values": [(key, scores.get(key)) for key in selectors.METRIC_KEYS],
+                }
+                for noun, scores in (results.get("by_noun_type") or {}).items()
+            ],
+        )
+    return render(request, "evaluation/run_detail.html", context)
+
+
+@require_GET
+@role_required
+def run_compare(request: HttpRequest) -> HttpResponse:
+    ids = []
+    for value in request.GET.getlist("runs"):
+        for part in value.split(","):
+            if part.strip().isdigit() and int(part) < 2**63:
+                ids.append(int(part))
+    ids = ids[:10]
+    found = {run.pk: run for run in selectors.run_list().filter(pk__in=ids)}
+    runs = [found[pk] for pk in ids if pk in found]
+    comparison = selectors.runs_compare(runs=runs) if runs else None
+    return render(request, "evaluation/run_compare.html", {"comparison": comparison, "runs": runs})
+
+
+@require_GET
+@role_required
+def model_list(request: HttpRequest) -> HttpResponse:
+    runs = list(selectors.run_list().filter(kind__in=(RunKind.BBQ_MC, RunKind.IMPORTED))[:500])
+    bars = [selectors.model_bars(runs=runs, metric=m) for m in HEAT_MAP_METRICS]
+    return render(
+        request,
+        "evaluation/model_list.html",
+        {"models": selectors.model_entry_list(), "bars": bars},
+    )

@@ -1,0 +1,85 @@
+"""Evaluation pages: runs list, new-run form, run page states, compare, models."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.urls import reverse
+
+from apps.evaluation.models import EvaluationRun, ModelEntry, ModelKind
+from tests.conftest import PASSWORD
+from tests.evaluation.bbq_data import bbq_release
+
+pytestmark = pytest.mark.django_db
+
+
+def _login(client, user):
+    assert client.login(username=user.username, password=PASSWORD)
+    return client
+
+
+def test_a_researcher_starts_a_run_from_the_form(client, researcher, tmp_path):
+    (tmp_path / "config.json").write_text(json.dumps({"model_type": "gpt2"}))
+    model = ModelEntry.objects.create(name="tiny", kind=ModelKind.CAUSAL_LM, path=str(tmp_path))
+    release = bbq_release()
+    _login(client, researcher)
+    form = client.get(reverse("evaluation:run-new"))
+    assert form.status_code == 200 and b"mini-bbq" in form.content
+    response = client.post(
+        reverse("evaluation:run-new"),
+        {"release": release.pk, "model": model.pk, "shots": 0, "instruction_language": "en"},
+    )
+    run = EvaluationRun.objects.get()
+    assert response.status_code == 302 and response["Location"] == reverse(
+        "evaluation:run", args=[run.pk]
+    )
+    page = client.get(response["Location"]).content.decode()
+    assert 'id="job"' in page and "js/job.js" in page
+    assert "Results appear when the run has finished." in page
+    listing = client.get(reverse("evaluation:runs")).content.decode()
+    assert f'data-run="{run.pk}"' in listing
+
+
+def test_the_form_shows_a_missing_model_directory(client, researcher, tmp_path):
+    model = ModelEntry.objects.create(
+        name="gone", kind=ModelKind.CAUSAL_LM, path=str(tmp_path / "gone")
+    )
+    release = bbq_release()
+    _login(client, researcher)
+    response = client.post(
+        reverse("evaluation:run-new"),
+        {"release": release.pk, "model": model.pk, "shots": 0, "instruction_language": "en"},
+    )
+    assert response.status_code == 200
+    assert str(tmp_path / "gone") in response.content.decode()
+    assert not EvaluationRun.objects.exists()
+
+
+def test_annotators_see_runs_but_cannot_start_one(client, annotator):
+    _login(client, annotator)
+    assert client.get(reverse("evaluation:runs")).status_code == 200
+    assert client.get(reverse("evaluation:run-new")).status_code == 403
+    assert client.get(reverse("evaluation:models")).status_code == 200
+
+
+def test_a_partial_run_says_so_and_shows_no_results(client, researcher):
+    release = bbq_release(languages=("en",))
+    run = EvaluationRun.objects.create(
+        kind="bbq_mc",
+        status="partial",
+        dataset=release.dataset,
+        release=release,
+        model_label="m",
+        error="cancelled",
+    )
+    _login(client, researcher)
+    page = client.get(reverse("evaluation:run", args=[run.pk])).content.decode()
+    assert 'id="run-partial-note"' in page and "No results: the run did not finish." in page
+    assert client.get(reverse("evaluation:run", args=[run.pk + 999])).status_code == 404
+
+
+def test_compare_page_without_runs_points_to_the_list(client, researcher):
+    _login(client, researcher)
+    page = client.get(reverse("evaluation:compare"), {"runs": "x,99999999999999999999"})
+    assert page.status_code == 200 and b"Choose runs to compare" in page.content

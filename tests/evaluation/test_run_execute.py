@@ -1,0 +1,135 @@
+"""A BBQ-style run executed in-process on a tiny random GPT-2: prompts, option scores,
+idempotent resumable writes, partial status, metrics."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytest.importorskip("worker.engines.lm_scorer")
+pytest.importorskip("apps.evaluation.metrics.bbq")
+
+from apps.core.services import JobCancelled  # noqa: E402
+from apps.evaluation.models import ModelEntry, ModelKind, Prediction  # noqa: E402
+from apps.evaluation.services.runs import run_create, run_execute  # noqa: E402
+from tests.evaluation.bbq_data import bbq_release  # noqa: E402
+
+pytestmark = pytest.mark.django_db
+
+
+class Recorder:
+    def __init__(self, stop_after: int | None = None) -> None:
+        self.calls: list[tuple[int, int | None]] = []
+        self.stop_after = stop_after
+
+    def __call__(self, done: int, total: int | None = None) -> None:
+        self.calls.append((done, total))
+        if self.stop_after is not None and done >= self.stop_after:
+            raise JobCancelled(0)
+
+
+def _naive_option_logprobs(path, prompt: str, option: str) -> tuple[float, int]:
+    """Reference: one full forward pass of prompt + option, no cache, no batching."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    model = AutoModelForCausalLM.from_pretrained(path).eval()
+    prompt_ids = tokenizer(prompt)["input_ids"]
+    option_ids = tokenizer(prompt + option)["input_ids"][len(prompt_ids) :]
+    ids = torch.tensor([prompt_ids + option_ids])
+    with torch.no_grad():
+        logits = model(ids).logits.log_softmax(-1)[0]
+    total = sum(logits[len(prompt_ids) + i - 1, token].item() for i, token in enumerate(option_ids))
+    return total, len(option_ids)
+
+
+@pytest.fixture
+def model(tiny_gpt2_dir):
+    return ModelEntry.objects.create(
+        name="tiny-gpt2", kind=ModelKind.CAUSAL_LM, path=str(tiny_gpt2_dir)
+    )
+
+
+def test_every_item_is_scored_and_the_metrics_stored(model, tiny_gpt2_dir, settings):
+    release = bbq_release()  # 2 categories x 2 languages x 4 = 16 items
+    run = run_create(release=release, model=model, batch_size=5)
+    progress = Recorder()
+    result = run_execute(run=run, progress=progress)
+    run.refresh_from_db()
+    assert run.status == "complete" and result["predictions"] == 16
+    assert progress.calls[0] == (0, 16) and progress.calls[-1] == (16, 16)
+    assert [done for done, _ in progress.calls] == [0, 5, 10, 15, 16]
+    predictions = list(Prediction.objects.filter(run=run).select_related("instance"))
+    assert len(predictions) == 16
+    for p in predictions:
+        assert len(p.mean_logprobs) == 3 and len(p.sum_logprobs) == 3
+        assert p.chosen == max(range(3), key=lambda i: p.mean_logprobs[i])
+        for i in range(3):
+            assert p.mean_logprobs[i] == pytest.approx(p.sum_logprobs[i] / p.n_tokens[i])
+    # The stored prompt is exactly BharatBBQ's layout with the first item filled in.
+    first = min(predictions, key=lambda p: p.instance_id).instance
+    assert run.prompt_example.startswith("You are given a scenario-based context")
+    assert f"Context: {first.context}\n\nQuestion: {first.question}" in run.prompt_example
+    assert run.prompt_example.endswith("The correct answer is:")
+    # Option scores agree with a plain forward pass (the prompt's cache reuse changes nothing).
+    p0 = next(p for p in predictions if p.instance_id == first.pk)
+    for i, answer in enumerate(first.answers):
+        total, n = _naive_option_logprobs(tiny_gpt2_dir, run.prompt_example, " " + answer)
+        assert p0.sum_logprobs[i] == pytest.approx(total, abs=1e-3) and p0.n_tokens[i] == n
+    # Metrics: counts per group and the six figures present (values or null with a reason).
+    overall = run.results["overall"]
+    assert overall["n_amb"] == 8 and overall["n_dis"] == 8
+    assert set(run.results["by_category"]) == {"Caste", "Religion"}
+    cells = {(r["category"], r["language"]) for r in run.results["by_category_language"]}
+    assert cells == {("Caste", "en"), ("Caste", "hi"), ("Religion", "en"), ("Religion", "hi")}
+    assert set(run.results["by_noun_type"]) == {"common"}
+    assert run.model_info  # name, revision, weights hash, dtype, device from the engine
+    json.dumps(run.results)  # stored as JSON
+
+
+def test_a_stopped_run_is_partial_and_resuming_scores_only_the_rest(model):
+    release = bbq_release(languages=("en",))  # 8 items
+    run = run_create(release=release, model=model, batch_size=3)
+    with pytest.raises(JobCancelled):
+        run_execute(run=run, progress=Recorder(stop_after=3))
+    run.refresh_from_db()
+    assert run.status == "partial" and run.results == {}
+    first_batch = {p.instance_id: p.mean_logprobs for p in Prediction.objects.filter(run=run)}
+    assert len(first_batch) == 3
+    progress = Recorder()
+    run_execute(run=run, progress=progress)
+    run.refresh_from_db()
+    assert run.status == "complete"
+    assert progress.calls[0] == (3, 8)  # resumed where it stopped
+    assert Prediction.objects.filter(run=run).count() == 8  # no duplicates
+    kept = {p.instance_id: p.mean_logprobs for p in Prediction.objects.filter(run=run)}
+    assert all(kept[pk] == value for pk, value in first_batch.items())
+    # Running the finished job again (a redelivered message) changes nothing.
+    run_execute(run=run, progress=Recorder())
+    assert Prediction.objects.filter(run=run).count() == 8
+
+
+def test_two_shot_prompts_carry_two_solved_examples_in_the_item_language(model):
+    release = bbq_release(languages=("hi",), categories=("Caste", "Religion"))
+    run = run_create(release=release, model=model, shots=2, instruction_language="target")
+    run_execute(run=run, progress=Recorder())
+    run.refresh_from_db()
+    prompt = run.prompt_example
+    assert prompt.startswith("आपको एक परिदृश्य-आधारित संदर्भ")
+    assert prompt.count("सही उत्तर है:") == 3  # two solved examples + the item
+    assert run.status == "complete" and Prediction.objects.filter(run=run).count() == 8
+
+
+def test_a_model_directory_removed_after_creation_fails_the_run_with_its_path(model, tmp_path):
+    release = bbq_release(languages=("en",))
+    run = run_create(release=release, model=model)
+    ModelEntry.objects.filter(pk=model.pk).update(path=str(tmp_path / "moved"))
+    run.refresh_from_db()
+    from apps.core.errors import KasautiError
+
+    with pytest.raises(KasautiError, match=str(tmp_path / "moved")):
+        run_execute(run=run, progress=Recorder())
+    run.refresh_from_db()
+    assert run.status == "failed" and str(tmp_path / "moved") in run.error
