@@ -15,8 +15,6 @@ from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 from rest_framework.authtoken.models import Token
 
-from apps.core.errors import KasautiError
-
 from .roles import ADMIN, ANNOTATOR, RESEARCHER, ROLES
 
 
@@ -56,7 +54,7 @@ def user_invite_send(*, user, base_url: str) -> str:
     confirmation with a one-time token; it stops working once a password is set). Returns the
     link. `base_url` is the site's scheme and host, e.g. "https://kasauti.example.org"."""
     if not user.email:
-        raise KasautiError(f"email: {user.username} has no e-mail address to invite")
+        raise ValueError(f"email: {user.username} has no e-mail address to invite")
     uid = urlsafe_base64_encode(force_bytes(user.pk))
     token = default_token_generator.make_token(user)
     link = base_url.rstrip("/") + reverse(

@@ -14,7 +14,7 @@ from rest_framework.views import APIView
 
 from apps.accounts.permissions import IsAnnotator, IsAnnotatorOrResearcher, IsResearcher
 from apps.accounts.roles import is_researcher
-from apps.catalog.models import Dataset
+from apps.catalog.models import ContextSentence, Dataset
 
 from . import corrections, reports, selectors, services
 from .models import Assignment, Campaign, CampaignItem, CampaignKind, Decision, Judgement
@@ -306,7 +306,43 @@ class ItemDetailApi(APIView):
             | {"new_version": d.new_version_id, "findings": d.findings, "at": d.created_at}
             for d in item.decisions.select_related("decided_by")
         ]
+        if item.context_sentence_id:
+            data["revisions"] = sentence_history_payload(item.context_sentence_id)
         return Response(data)
+
+
+def sentence_history_payload(context_sentence_id: int) -> list[dict]:
+    return [
+        {
+            "text_before": r.text_before,
+            "text_after": r.text_after,
+            "by": r.decided_by.username if r.decided_by else None,
+            "annotators": [a.annotator.username for a in selectors.item_judgements(item=r.item)],
+            "campaign": r.item.campaign_id,
+            "tier": (r.item.campaign.params or {}).get("tier", ""),
+            "item": r.item_id,
+            "at": r.created_at,
+        }
+        for r in selectors.sentence_history(context_sentence_id=context_sentence_id)
+    ]
+
+
+class SentenceHistoryApi(APIView):
+    """A context-set sentence's current text and every revision by review (who, when)."""
+
+    permission_classes = [IsResearcher]
+
+    @extend_schema(responses=OpenApiTypes.OBJECT)
+    def get(self, request, pk: int):
+        sentence = get_object_or_404(ContextSentence.objects.select_related("context_set"), pk=pk)
+        return Response(
+            {
+                "id": sentence.pk,
+                "language": sentence.context_set.language,
+                "text": sentence.text,
+                "revisions": sentence_history_payload(sentence.pk),
+            }
+        )
 
 
 class ItemDecisionApi(APIView):

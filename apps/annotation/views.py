@@ -205,7 +205,12 @@ def item_adjudicate(request: HttpRequest, pk: int) -> HttpResponse:
             for name, value in request.POST.items()
             if name.startswith("finding_") and value in ("resolved", "accepted")
         }
-        changes = {
+        changes = (
+            {"text": request.POST.get("text", "")}
+            if item.context_sentence_id and request.POST.get("verdict") == "edit"
+            else {}
+        )
+        changes |= {
             field: request.POST[field]
             for field in ("ambiguous_context", "disambiguating_context")
             + ("question_negative", "question_non_negative")
@@ -234,6 +239,11 @@ def item_adjudicate(request: HttpRequest, pk: int) -> HttpResponse:
         **selectors.item_context(item=item),
         "rows": _side_by_side(item),
         "decisions": item.decisions.select_related("decided_by", "new_version"),
+        "revisions": (
+            selectors.sentence_history(context_sentence_id=item.context_sentence_id)
+            if item.context_sentence_id
+            else []
+        ),
         "criteria": rules.CRITERIA,
         "verdicts": Decision.Verdict.choices,
         "error": error,

@@ -35,8 +35,10 @@ def wait_for_job(job_id: int, timeout: float = 120.0) -> Job:
 
 
 @pytest.fixture
-def model(gpt2_dir):
-    return ModelEntry.objects.create(name="tiny-gpt2", kind=ModelKind.CAUSAL_LM, path=str(gpt2_dir))
+def model(tiny_gpt2_dir):
+    return ModelEntry.objects.create(
+        name="tiny-gpt2", kind=ModelKind.CAUSAL_LM, path=str(tiny_gpt2_dir)
+    )
 
 
 def test_a_run_completes_on_a_real_worker(celery_worker_process, model):
