@@ -11,6 +11,22 @@ from apps.accounts.services import user_create_with_role
 PASSWORD = "correct-horse-battery-staple"
 
 
+@pytest.fixture(scope="session")
+def tiny_gpt2_dir(tmp_path_factory):
+    """A tiny random GPT-2 + byte-level BPE tokenizer (worker/engines/tiny_lm.py), read-only."""
+    from worker.engines.tiny_lm import build_tiny_gpt2
+
+    return build_tiny_gpt2(tmp_path_factory.mktemp("tiny_gpt2"))
+
+
+@pytest.fixture(scope="session")
+def tiny_bert_dir(tmp_path_factory):
+    """A tiny random BERT masked LM + tokenizer (worker/engines/tiny_lm.py), read-only."""
+    from worker.engines.tiny_lm import build_tiny_bert
+
+    return build_tiny_bert(tmp_path_factory.mktemp("tiny_bert"))
+
+
 @pytest.fixture
 def annotator(db):
     return user_create_with_role(username="anu", role=ANNOTATOR, password=PASSWORD)

@@ -10,7 +10,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 
-from .roles import is_researcher, user_roles
+from .roles import is_active_annotator, is_researcher, is_workbench_member, user_roles
 
 View = Callable[..., HttpResponse]
 
@@ -37,6 +37,32 @@ def researcher_required(view: View) -> View:
     def wrapped(request: HttpRequest, *args, **kwargs) -> HttpResponse:
         if not is_researcher(request.user):
             raise PermissionDenied("Only researchers and admins can do this.")
+        return view(request, *args, **kwargs)
+
+    return wrapped
+
+
+def annotator_required(view: View) -> View:
+    """An active annotator; the same rule as the API's IsAnnotator."""
+
+    @login_required
+    @wraps(view)
+    def wrapped(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        if not is_active_annotator(request.user):
+            raise PermissionDenied("Only annotators work on annotation items.")
+        return view(request, *args, **kwargs)
+
+    return wrapped
+
+
+def annotator_or_researcher_required(view: View) -> View:
+    """Annotators and researchers; the same rule as the API's IsAnnotatorOrResearcher."""
+
+    @login_required
+    @wraps(view)
+    def wrapped(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        if not is_workbench_member(request.user):
+            raise PermissionDenied("The workbench is for annotators and researchers.")
         return view(request, *args, **kwargs)
 
     return wrapped

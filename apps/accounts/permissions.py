@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 
-from .roles import is_researcher, user_roles
+from .roles import is_active_annotator, is_researcher, is_workbench_member, user_roles
 
 
 class HasRole(BasePermission):
@@ -35,3 +35,17 @@ class IsResearcher(BasePermission):
 
     def has_permission(self, request, view) -> bool:
         return is_researcher(request.user)
+
+
+class IsAnnotator(BasePermission):
+    message = "Only annotators submit judgements."
+
+    def has_permission(self, request, view) -> bool:
+        return is_active_annotator(request.user)
+
+
+class IsAnnotatorOrResearcher(BasePermission):
+    message = "Only annotators and researchers use the annotation workbench."
+
+    def has_permission(self, request, view) -> bool:
+        return is_workbench_member(request.user)

@@ -34,3 +34,13 @@ def is_researcher(user) -> bool:
 
 def is_annotator(user) -> bool:
     return ANNOTATOR in user_roles(user)
+
+
+def is_active_annotator(user) -> bool:
+    """An annotator whose account is active: the only users who are given items to judge."""
+    return bool(user and user.is_authenticated and user.is_active and is_annotator(user))
+
+
+def is_workbench_member(user) -> bool:
+    """Annotators and researchers: the people who use the annotation workbench."""
+    return is_active_annotator(user) or is_researcher(user)

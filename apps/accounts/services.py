@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import secrets
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
+from django.contrib.auth.tokens import default_token_generator
+from django.core.mail import send_mail
 from django.db import transaction
+from django.urls import reverse
+from django.utils.encoding import force_bytes
+from django.utils.http import urlsafe_base64_encode
 from rest_framework.authtoken.models import Token
 
 from .roles import ADMIN, ANNOTATOR, RESEARCHER, ROLES
@@ -41,3 +47,30 @@ def demo_accounts_create() -> list[tuple[str, str, str]]:
         user_create_with_role(username=username, role=role, password=password)
         created.append((username, role, password))
     return created
+
+
+def user_invite_send(*, user, base_url: str) -> str:
+    """E-mail `user` an invitation whose link sets their password (Django's password-reset
+    confirmation with a one-time token; it stops working once a password is set). Returns the
+    link. `base_url` is the site's scheme and host, e.g. "https://kasauti.example.org"."""
+    if not user.email:
+        raise ValueError(f"email: {user.username} has no e-mail address to invite")
+    uid = urlsafe_base64_encode(force_bytes(user.pk))
+    token = default_token_generator.make_token(user)
+    link = base_url.rstrip("/") + reverse(
+        "password_reset_confirm", kwargs={"uidb64": uid, "token": token}
+    )
+    body = (
+        f"Hello {user.username},\n\n"
+        "you have been invited to annotate on Kasauti. Choose your password here:\n\n"
+        f"{link}\n\n"
+        f"Then sign in as {user.username!r}. The link works once.\n"
+    )
+    send_mail(
+        "Your Kasauti annotator account",
+        body,
+        settings.DEFAULT_FROM_EMAIL,
+        [user.email],
+        fail_silently=False,
+    )
+    return link

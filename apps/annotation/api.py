@@ -12,11 +12,12 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from apps.catalog.models import Dataset
+from apps.accounts.permissions import IsAnnotator, IsAnnotatorOrResearcher, IsResearcher
+from apps.accounts.roles import is_researcher
+from apps.catalog.models import ContextSentence, Dataset
 
 from . import corrections, reports, selectors, services
 from .models import Assignment, Campaign, CampaignItem, CampaignKind, Decision, Judgement
-from .permissions import IsAnnotator, IsAnnotatorOrResearcher, IsResearcher, can_manage
 
 User = get_user_model()
 
@@ -134,7 +135,7 @@ class CampaignListApi(APIView):
 
     @extend_schema(request=InputSerializer, responses={201: CampaignOutput})
     def post(self, request):
-        if not can_manage(request.user):
+        if not is_researcher(request.user):
             return Response(
                 {"detail": "Only researchers create campaigns."}, status=status.HTTP_403_FORBIDDEN
             )
@@ -305,7 +306,43 @@ class ItemDetailApi(APIView):
             | {"new_version": d.new_version_id, "findings": d.findings, "at": d.created_at}
             for d in item.decisions.select_related("decided_by")
         ]
+        if item.context_sentence_id:
+            data["revisions"] = sentence_history_payload(item.context_sentence_id)
         return Response(data)
+
+
+def sentence_history_payload(context_sentence_id: int) -> list[dict]:
+    return [
+        {
+            "text_before": r.text_before,
+            "text_after": r.text_after,
+            "by": r.decided_by.username if r.decided_by else None,
+            "annotators": [a.annotator.username for a in selectors.item_judgements(item=r.item)],
+            "campaign": r.item.campaign_id,
+            "tier": (r.item.campaign.params or {}).get("tier", ""),
+            "item": r.item_id,
+            "at": r.created_at,
+        }
+        for r in selectors.sentence_history(context_sentence_id=context_sentence_id)
+    ]
+
+
+class SentenceHistoryApi(APIView):
+    """A context-set sentence's current text and every revision by review (who, when)."""
+
+    permission_classes = [IsResearcher]
+
+    @extend_schema(responses=OpenApiTypes.OBJECT)
+    def get(self, request, pk: int):
+        sentence = get_object_or_404(ContextSentence.objects.select_related("context_set"), pk=pk)
+        return Response(
+            {
+                "id": sentence.pk,
+                "language": sentence.context_set.language,
+                "text": sentence.text,
+                "revisions": sentence_history_payload(sentence.pk),
+            }
+        )
 
 
 class ItemDecisionApi(APIView):
@@ -369,6 +406,9 @@ class AnnotatorListApi(APIView):
         email = serializers.EmailField(required=False, default="")
         languages = serializers.ListField(child=serializers.CharField(max_length=16))
         password = serializers.CharField(required=False, default=None, min_length=8)
+        invite = serializers.BooleanField(
+            required=False, default=False, help_text="E-mail a link that sets the password."
+        )
 
     @extend_schema(responses=AnnotatorOutput(many=True))
     def get(self, request):
@@ -379,7 +419,10 @@ class AnnotatorListApi(APIView):
     def post(self, request):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        user = services.annotator_create(**data.validated_data)
+        fields = dict(data.validated_data)
+        invite = fields.pop("invite")
+        base_url = request.build_absolute_uri("/").rstrip("/") if invite else None
+        user = services.annotator_create(invite_base_url=base_url, **fields)
         return Response(AnnotatorOutput(user).data, status=status.HTTP_201_CREATED)
 
 

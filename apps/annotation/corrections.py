@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 
+from apps.accounts.roles import is_researcher
 from apps.core.errors import KasautiError
 from apps.core.text import nfc
 from apps.translation.models import CorrectionItem, CorrectionRevision
 from apps.translation.services import correction_item_resolve
 
-from .permissions import can_manage
 from .services import PermissionRefused, annotator_languages
 
 CONFIRM, EDIT = "confirm", "edit"
@@ -25,7 +25,7 @@ def correction_queue_for(*, user, language: str = "", status: str = "open") -> Q
         qs = qs.filter(status=status)
     if language:
         qs = qs.filter(language=language)
-    if not can_manage(user):
+    if not is_researcher(user):
         qs = qs.filter(language__in=annotator_languages(user))
     return qs
 
@@ -41,7 +41,7 @@ def correction_apply(
 ) -> tuple[CorrectionItem, bool]:
     """Confirm the machine translation or replace it with `text`. Returns (item, changed):
     the same decision again (a double-click, a retry) adds no revision."""
-    if not can_manage(author) and item.language not in annotator_languages(author):
+    if not is_researcher(author) and item.language not in annotator_languages(author):
         raise PermissionRefused(f"you do not cover language {item.language!r}")
     if action == CONFIRM:
         text = machine_text(item)

@@ -257,3 +257,27 @@ class Decision(models.Model):
 
     def __str__(self) -> str:
         return f"{self.verdict} on {self.item}"
+
+
+class SentenceRevision(models.Model):
+    """A change of a context-set sentence's text by sentence review (append-only): the text
+    before and after, the review item that decided it, and the researcher when it came from
+    adjudication (None when the annotators agreed on the same fix). The catalog row holds the
+    current text; the first revision's `text_before` is the imported original."""
+
+    context_sentence = models.ForeignKey(
+        "catalog.ContextSentence", on_delete=models.CASCADE, related_name="+"
+    )
+    item = models.ForeignKey(CampaignItem, on_delete=models.PROTECT, related_name="revisions")
+    text_before = models.TextField()
+    text_after = models.TextField()
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["context_sentence", "created_at", "id"]
+
+    def __str__(self) -> str:
+        return f"sentence {self.context_sentence_id}: {self.text_after[:60]}"

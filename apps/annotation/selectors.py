@@ -12,7 +12,15 @@ from apps.accounts.roles import is_researcher
 from apps.catalog.models import Finding, Instance
 
 from . import agreement, rules
-from .models import Assignment, Campaign, CampaignItem, CampaignKind, ItemStatus, Judgement
+from .models import (
+    Assignment,
+    Campaign,
+    CampaignItem,
+    CampaignKind,
+    ItemStatus,
+    Judgement,
+    SentenceRevision,
+)
 
 
 def campaign_list_for(*, user) -> QuerySet[Campaign]:
@@ -283,4 +291,13 @@ def items_with_open_findings(*, campaign: Campaign) -> int:
         .filter(Q(template_version__findings__status=Finding.Status.OPEN))
         .distinct()
         .count()
+    )
+
+
+def sentence_history(*, context_sentence_id: int) -> list[SentenceRevision]:
+    """Every change of a context-set sentence's text by review, oldest first."""
+    return list(
+        SentenceRevision.objects.filter(context_sentence_id=context_sentence_id)
+        .select_related("decided_by", "item__campaign")
+        .order_by("created_at", "id")
     )

@@ -13,7 +13,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from apps.accounts.roles import ANNOTATOR, is_annotator
-from apps.accounts.services import roles_ensure
+from apps.accounts.services import roles_ensure, user_invite_send
 from apps.catalog.models import (
     ContextSentence,
     Dataset,
@@ -41,6 +41,7 @@ from .models import (
     Decision,
     ItemStatus,
     Judgement,
+    SentenceRevision,
 )
 from .sampling import balanced_assignment, stratified_sample
 
@@ -57,13 +58,22 @@ class PermissionRefused(KasautiError):
 
 
 def annotator_create(
-    *, username: str, languages: Sequence[str], email: str = "", password: str | None = None
+    *,
+    username: str,
+    languages: Sequence[str],
+    email: str = "",
+    password: str | None = None,
+    invite_base_url: str | None = None,
 ):
-    """Create an annotator account (the researcher hands over the password or the user resets
-    it by e-mail). Without a password the account cannot sign in until one is set."""
+    """Create an annotator account. Either the researcher hands over `password`, or, with
+    `invite_base_url` (the site's scheme and host), the annotator is e-mailed an invitation
+    whose link sets their password. Without either the account cannot sign in until a
+    password is set (password reset)."""
     username = nfc(username.strip())
     if not username:
         raise KasautiError("username: required")
+    if invite_base_url and not email:
+        raise KasautiError("email: required to send an invitation")
     if User.objects.filter(username=username).exists():
         raise ConflictError(f"username: {username!r} is taken")
     roles_ensure()
@@ -76,7 +86,18 @@ def annotator_create(
             user.save(update_fields=["password"])
         user.groups.add(Group.objects.get(name=ANNOTATOR))
         AnnotatorProfile.objects.create(user=user, languages=languages_clean(languages))
+    if invite_base_url:
+        annotator_invite(user=user, base_url=invite_base_url)
     return user
+
+
+def annotator_invite(*, user, base_url: str) -> str:
+    """(Re-)send the invitation e-mail; its link lets the annotator choose a password."""
+    if not is_annotator(user):
+        raise KasautiError(f"user: {user.username} is not an annotator")
+    if not user.email:
+        raise KasautiError(f"email: {user.username} has no e-mail address to invite")
+    return user_invite_send(user=user, base_url=base_url)
 
 
 def languages_clean(languages: Iterable[str]) -> list[str]:
@@ -481,6 +502,12 @@ def _item_evaluate(*, item: CampaignItem, campaign: Campaign) -> None:
         TemplateVersion.objects.filter(pk=item.template_version_id).update(
             status=ReviewStatus.APPROVED
         )
+    if (
+        campaign.kind == CampaignKind.SENTENCE_REVIEW
+        and outcome.status == ItemStatus.COMPLETE
+        and outcome.summary.get("decision") == "fix"
+    ):
+        _sentence_fix(item=item, text=outcome.summary["texts"][0], decided_by=None)
     if campaign.kind == CampaignKind.TUPLE_VOTE:
         # IndiBias's "Score": the votes themselves, one per annotator.
         StereotypeTuple.objects.filter(pk=item.stereotype_tuple_id).update(
@@ -540,9 +567,11 @@ def item_decide(
         for finding_id, action in findings.items():
             Finding.objects.filter(pk=finding_id).update(status=action)
         new_version = None
-        if verdict == Decision.Verdict.EDIT:
+        if item.context_sentence_id:
+            _sentence_decide(item=item, verdict=verdict, changes=changes, decided_by=decided_by)
+        elif verdict == Decision.Verdict.EDIT:
             if item.template_version_id is None:
-                raise KasautiError("verdict: only templates can be edited here")
+                raise KasautiError("verdict: only templates and sentences can be edited here")
             if not changes:
                 raise KasautiError("changes: an edit needs at least one changed field")
             old = item.template_version
@@ -567,7 +596,7 @@ def item_decide(
                 TemplateVersion.objects.filter(pk=item.template_version_id).update(
                     status=ReviewStatus.REJECTED
                 )
-        item.save(update_fields=["status"])
+        item.save(update_fields=["status", "outcome"])
         return Decision.objects.create(
             item=item,
             verdict=verdict,
@@ -576,6 +605,45 @@ def item_decide(
             new_version=new_version,
             decided_by=decided_by,
         )
+
+
+def _sentence_fix(*, item: CampaignItem, text: str, decided_by) -> SentenceRevision | None:
+    """Write the fixed text onto the catalog sentence with a revision (caller holds the item's
+    row lock). The same text again records nothing."""
+    sentence = ContextSentence.objects.select_for_update().get(pk=item.context_sentence_id)
+    text = nfc(text).strip()
+    if not text:
+        raise KasautiError("text: a fix needs the corrected sentence")
+    if text == sentence.text:
+        return None
+    revision = SentenceRevision.objects.create(
+        context_sentence=sentence,
+        item=item,
+        text_before=sentence.text,
+        text_after=text,
+        decided_by=decided_by,
+    )
+    sentence.text = text
+    sentence.save(update_fields=["text"])
+    return revision
+
+
+def _sentence_decide(*, item: CampaignItem, verdict: str, changes, decided_by) -> None:
+    """Adjudication of a sentence-review disagreement: approve keeps the sentence, reject drops
+    it, edit writes `changes["text"]` (a revision) and counts as a fix."""
+    outcome = dict(item.outcome or {})
+    if verdict == Decision.Verdict.EDIT:
+        text = (changes or {}).get("text", "")
+        if not str(text).strip():
+            raise KasautiError("changes.text: the corrected sentence is required")
+        if _sentence_fix(item=item, text=str(text), decided_by=decided_by) is None:
+            raise KasautiError("changes.text: the edit changes nothing")
+        item.status, outcome["decision"] = ItemStatus.APPROVED, "fix"
+    elif verdict == Decision.Verdict.APPROVE:
+        item.status, outcome["decision"] = ItemStatus.APPROVED, "keep"
+    else:
+        item.status, outcome["decision"] = ItemStatus.REJECTED, "drop"
+    item.outcome = outcome
 
 
 def _item_requeue(*, item: CampaignItem, version: TemplateVersion) -> CampaignItem:

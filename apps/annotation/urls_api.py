@@ -16,6 +16,7 @@ urlpatterns = [
     path("annotation/items/<int:pk>/decision/", api.ItemDecisionApi.as_view()),
     path("annotation/annotators/", api.AnnotatorListApi.as_view()),
     path("annotation/annotators/<int:pk>/", api.AnnotatorDetailApi.as_view()),
+    path("annotation/sentences/<int:pk>/history/", api.SentenceHistoryApi.as_view()),
     path("annotation/datasets/<int:pk>/table3/", api.Table3Api.as_view()),
     path("annotation/corrections/<int:pk>/", api.CorrectionApi.as_view()),
 ]

@@ -3,51 +3,29 @@ live in services/selectors. Every decision has a keyboard shortcut (static/annot
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import wraps
-
 from django.contrib import messages
 from django.contrib.auth import get_user_model
-from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from apps.accounts.decorators import (
+    annotator_or_researcher_required,
+    annotator_required,
+    researcher_required,
+)
+from apps.accounts.roles import is_researcher
 from apps.catalog.models import LANGUAGE_NAMES, Dataset, Finding
 from apps.core.errors import KasautiError
 
 from . import corrections, reports, rules, selectors, services
 from .models import Assignment, Campaign, CampaignItem, CampaignKind, Decision
-from .permissions import can_annotate, can_manage
 
-View = Callable[..., HttpResponse]
 User = get_user_model()
 
 
-def _guard(check: Callable, message: str) -> Callable[[View], View]:
-    def decorator(view: View) -> View:
-        @login_required
-        @wraps(view)
-        def wrapped(request: HttpRequest, *args, **kwargs) -> HttpResponse:
-            if not check(request.user):
-                raise PermissionDenied(message)
-            return view(request, *args, **kwargs)
-
-        return wrapped
-
-    return decorator
-
-
-annotator_required = _guard(can_annotate, "Only annotators work on annotation items.")
-researcher_required = _guard(can_manage, "Only researchers manage annotation campaigns.")
-member_required = _guard(
-    lambda u: can_annotate(u) or can_manage(u), "The workbench is for annotators and researchers."
-)
-
-
 @require_GET
-@member_required
+@annotator_or_researcher_required
 def campaign_list(request: HttpRequest) -> HttpResponse:
     campaigns = list(selectors.campaign_list_for(user=request.user))
     open_counts = selectors.annotator_open_counts(annotator=request.user)
@@ -56,7 +34,7 @@ def campaign_list(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "annotation/campaign_list.html",
-        {"campaigns": campaigns, "manage": can_manage(request.user)},
+        {"campaigns": campaigns, "manage": is_researcher(request.user)},
     )
 
 
@@ -227,7 +205,12 @@ def item_adjudicate(request: HttpRequest, pk: int) -> HttpResponse:
             for name, value in request.POST.items()
             if name.startswith("finding_") and value in ("resolved", "accepted")
         }
-        changes = {
+        changes = (
+            {"text": request.POST.get("text", "")}
+            if item.context_sentence_id and request.POST.get("verdict") == "edit"
+            else {}
+        )
+        changes |= {
             field: request.POST[field]
             for field in ("ambiguous_context", "disambiguating_context")
             + ("question_negative", "question_non_negative")
@@ -256,6 +239,11 @@ def item_adjudicate(request: HttpRequest, pk: int) -> HttpResponse:
         **selectors.item_context(item=item),
         "rows": _side_by_side(item),
         "decisions": item.decisions.select_related("decided_by", "new_version"),
+        "revisions": (
+            selectors.sentence_history(context_sentence_id=item.context_sentence_id)
+            if item.context_sentence_id
+            else []
+        ),
         "criteria": rules.CRITERIA,
         "verdicts": Decision.Verdict.choices,
         "error": error,
@@ -279,6 +267,10 @@ def _side_by_side(item: CampaignItem) -> list[dict]:
     return rows
 
 
+def _site_url(request: HttpRequest) -> str:
+    return request.build_absolute_uri("/").rstrip("/")
+
+
 @require_http_methods(["GET", "POST"])
 @researcher_required
 def people(request: HttpRequest) -> HttpResponse:
@@ -292,8 +284,14 @@ def people(request: HttpRequest) -> HttpResponse:
                     email=request.POST.get("email", ""),
                     languages=request.POST.get("languages", "").replace(",", " ").split(),
                     password=request.POST.get("password") or None,
+                    invite_base_url=_site_url(request) if request.POST.get("invite") else None,
                 )
-                messages.success(request, "Annotator created.")
+                messages.success(
+                    request,
+                    "Annotator created; invitation sent."
+                    if request.POST.get("invite")
+                    else "Annotator created.",
+                )
             else:
                 user = get_object_or_404(
                     User, pk=int(request.POST.get("user") or 0), groups__name="annotator"
@@ -303,6 +301,8 @@ def people(request: HttpRequest) -> HttpResponse:
                         user=user,
                         languages=request.POST.get("languages", "").replace(",", " ").split(),
                     )
+                elif action == "invite":
+                    services.annotator_invite(user=user, base_url=_site_url(request))
                 elif action in ("deactivate", "activate"):
                     services.annotator_update(user=user, active=action == "activate")
                 messages.success(request, f"{user.username} updated.")
@@ -341,7 +341,7 @@ def table3(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
-@member_required
+@annotator_or_researcher_required
 def correction_work(request: HttpRequest) -> HttpResponse:
     """The next open flagged translation of a language (or the one asked for with ?item=):
     English source, machine translation, back-translation and similarity; confirm or edit."""

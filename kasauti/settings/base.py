@@ -297,9 +297,22 @@ SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"] = {
 KASAUTI_MODEL_ROOT = Path(os.environ.get("KASAUTI_MODEL_ROOT", VAR_DIR / "models"))
 # Items scored per batch in an evaluation job; the job's progress moves after each batch.
 KASAUTI_EVAL_BATCH_SIZE = int(os.environ.get("KASAUTI_EVAL_BATCH_SIZE", "16"))
+# Completions endpoints (vLLM): seconds per request and retries before the run fails.
+KASAUTI_EVAL_ENDPOINT_TIMEOUT = float(os.environ.get("KASAUTI_EVAL_ENDPOINT_TIMEOUT", "120"))
+KASAUTI_EVAL_ENDPOINT_RETRIES = int(os.environ.get("KASAUTI_EVAL_ENDPOINT_RETRIES", "3"))
 SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"] = {
     **SPECTACULAR_SETTINGS.get("ENUM_NAME_OVERRIDES", {}),
     "ModelKindEnum": "apps.evaluation.models.ModelKind",
     "RunKindEnum": "apps.evaluation.models.RunKind",
     "RunStatusEnum": "apps.evaluation.models.RunStatus",
 }
+
+# Mail (annotator invitations). The console backend prints messages to the server log; set
+# KASAUTI_EMAIL_BACKEND (e.g. django.core.mail.backends.smtp.EmailBackend) and the EMAIL_* settings
+# for real delivery. Tests use the locmem backend (pytest-django sets it).
+EMAIL_BACKEND = os.environ.get(
+    "KASAUTI_EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend"
+)
+DEFAULT_FROM_EMAIL = os.environ.get("KASAUTI_FROM_EMAIL", "kasauti@localhost")
+EMAIL_HOST = os.environ.get("KASAUTI_EMAIL_HOST", "localhost")
+EMAIL_PORT = int(os.environ.get("KASAUTI_EMAIL_PORT", "25"))

@@ -150,3 +150,38 @@ def test_missing_model_directory_names_the_path(tmp_path):
     with pytest.raises(ModelConfigurationError, match="nope") as err:
         MaskedLMScorer(missing)
     assert "README.md#getting-the-model-weights" in str(err.value)
+
+
+def test_causal_sentence_logprob_equals_a_naive_loop(tmp_path):
+    from tests.engines.test_completion import _tiny_gpt2
+    from worker.engines.masked_lm import CausalSentenceScorer
+
+    path = _tiny_gpt2(tmp_path / "gpt2")
+    scorer = CausalSentenceScorer(path, batch_size=2)
+    texts = ["The poor family lived in a hut.", "वह लड़का डॉक्टर है।", "a"]
+    got = scorer.sentence_logprob(texts)
+    for text, (total, n) in zip(texts, got, strict=True):
+        ids = [scorer.start_id] + scorer.tokenizer(text, add_special_tokens=False)["input_ids"]
+        with torch.no_grad():
+            logprobs = torch.log_softmax(scorer.model(input_ids=torch.tensor([ids])).logits[0], -1)
+        expected = sum(float(logprobs[i - 1, ids[i]]) for i in range(1, len(ids)))
+        assert n == len(ids) - 1
+        assert total == pytest.approx(expected, abs=1e-4)
+
+
+def test_word_groups_with_the_shared_byte_level_bpe_bert(tiny_bert_dir):
+    """The shared tiny BERT's byte-level BPE puts the space inside a token's offsets; every
+    word still gets exactly its own pieces, and P(U|M) equals the naive reference."""
+    scorer = MaskedLMScorer(tiny_bert_dir)
+    ids, groups = scorer.encode_words(HINDI)
+    special = set(scorer.tokenizer.all_special_ids)
+    assert sorted(p for g in groups for p in g) == [
+        i for i, t in enumerate(ids) if t not in special
+    ]
+    assert all(groups)
+    decoded = [scorer.tokenizer.decode([ids[p] for p in g]).strip() for g in groups]
+    assert decoded == HINDI.split()
+    ((first, _),) = scorer.pair_scores([PAIR])
+    _, groups1 = scorer.encode_words(PAIR[0])
+    expected = sum(_naive_word_logprob(scorer, PAIR[0], groups1[w]) for w in [0, 2, 3, 4, 5, 6, 7])
+    assert first.sum_logprob == pytest.approx(expected, abs=1e-4)

@@ -46,11 +46,13 @@ def _naive_option_logprobs(path, prompt: str, option: str) -> tuple[float, int]:
 
 
 @pytest.fixture
-def model(gpt2_dir):
-    return ModelEntry.objects.create(name="tiny-gpt2", kind=ModelKind.CAUSAL_LM, path=str(gpt2_dir))
+def model(tiny_gpt2_dir):
+    return ModelEntry.objects.create(
+        name="tiny-gpt2", kind=ModelKind.CAUSAL_LM, path=str(tiny_gpt2_dir)
+    )
 
 
-def test_every_item_is_scored_and_the_metrics_stored(model, gpt2_dir, settings):
+def test_every_item_is_scored_and_the_metrics_stored(model, tiny_gpt2_dir, settings):
     release = bbq_release()  # 2 categories x 2 languages x 4 = 16 items
     run = run_create(release=release, model=model, batch_size=5)
     progress = Recorder()
@@ -74,7 +76,7 @@ def test_every_item_is_scored_and_the_metrics_stored(model, gpt2_dir, settings):
     # Option scores agree with a plain forward pass (the prompt's cache reuse changes nothing).
     p0 = next(p for p in predictions if p.instance_id == first.pk)
     for i, answer in enumerate(first.answers):
-        total, n = _naive_option_logprobs(gpt2_dir, run.prompt_example, " " + answer)
+        total, n = _naive_option_logprobs(tiny_gpt2_dir, run.prompt_example, " " + answer)
         assert p0.sum_logprobs[i] == pytest.approx(total, abs=1e-3) and p0.n_tokens[i] == n
     # Metrics: counts per group and the six figures present (values or null with a reason).
     overall = run.results["overall"]

@@ -331,3 +331,89 @@ class ClsEncoder:
                 hidden = self.model(**encoded.to(self.device)).last_hidden_state[:, 0]
                 out.append(torch.nn.functional.normalize(hidden.float(), dim=-1).cpu().numpy())
         return np.concatenate(out) if out else np.zeros((0, self.dimension), dtype=np.float32)
+
+
+class CausalSentenceScorer:
+    """Σ log P(token | preceding tokens) and the token count of whole sentences with a local
+    causal LM (IndiBias §6.1 for decoder models: score = sum / n_tokens). The tokenizer's BOS
+    (or EOS, GPT-2's document separator) is put in front, so the first word is scored too.
+    Sentences are batched (right padding; padded positions are masked out)."""
+
+    def __init__(
+        self,
+        model_path: str | Path,
+        *,
+        device: str = "cpu",
+        dtype: str = "float32",
+        batch_size: int = 16,
+    ) -> None:
+        self.model_path = _validate_dir(model_path, "Causal language model")
+        self.device = device
+        self.dtype = dtype
+        self.batch_size = batch_size
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        try:
+            self.tokenizer = AutoTokenizer.from_pretrained(
+                str(self.model_path), local_files_only=True
+            )
+            self.model = AutoModelForCausalLM.from_pretrained(
+                str(self.model_path), local_files_only=True, dtype=getattr(torch, dtype)
+            )
+        except (OSError, ValueError) as exc:
+            raise ModelConfigurationError(
+                f"Could not load a causal language model from {self.model_path}: {exc}",
+                path=self.model_path,
+            ) from exc
+        start = self.tokenizer.bos_token_id
+        if start is None:
+            start = self.tokenizer.eos_token_id
+        if start is None:
+            raise ModelConfigurationError(
+                "The tokenizer has neither a BOS nor an EOS token to start sentences with",
+                path=self.model_path,
+            )
+        self.start_id = start
+        self.model.to(device).eval()
+        self._torch = torch
+
+    def model_info(self) -> dict:
+        return {
+            "name": self.model_path.name,
+            "path": str(self.model_path),
+            "sha256": weights_sha256(self.model_path),
+            "dtype": self.dtype,
+            "device": self.device,
+            "kind": "causal_lm",
+        }
+
+    def sentence_logprob(self, texts: Sequence[str]) -> list[tuple[float, int]]:
+        torch = self._torch
+        encoded = [
+            [self.start_id]
+            + self.tokenizer(unicodedata.normalize("NFC", t), add_special_tokens=False)["input_ids"]
+            for t in texts
+        ]
+        results: list[tuple[float, int]] = [(0.0, 0)] * len(texts)
+        order = sorted(range(len(texts)), key=lambda i: len(encoded[i]))
+        with torch.inference_mode():
+            for start in range(0, len(order), self.batch_size):
+                batch = order[start : start + self.batch_size]
+                width = max(len(encoded[i]) for i in batch)
+                ids = torch.full((len(batch), width), self.start_id, dtype=torch.long)
+                mask = torch.zeros((len(batch), width), dtype=torch.long)
+                for row, i in enumerate(batch):
+                    ids[row, : len(encoded[i])] = torch.tensor(encoded[i])
+                    mask[row, : len(encoded[i])] = 1
+                logits = self.model(
+                    input_ids=ids.to(self.device), attention_mask=mask.to(self.device)
+                ).logits.float()
+                logprobs = torch.log_softmax(logits[:, :-1], dim=-1)
+                picked = logprobs.gather(2, ids[:, 1:, None].to(self.device))[:, :, 0]
+                picked = picked * mask[:, 1:].to(self.device)
+                for row, i in enumerate(batch):
+                    results[i] = (float(picked[row].sum()), len(encoded[i]) - 1)
+        return results

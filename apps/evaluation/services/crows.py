@@ -1,11 +1,11 @@
 """CrowS-Pairs bias percentage runs (IndiBias §6.1) on a dataset's sentence pairs.
 
 A masked LM scores each sentence by word-masked P(U|M) (``worker.engines.masked_lm``), a causal
-LM by its length-normalised log-probability (``CausalPairScorer`` over the LM scorer's
-``sentence_logprob``). One ``ItemResult`` per pair keeps both scores, their token counts and
-the difference score (Appendix C); the results are ``apps.evaluation.metrics.crows`` over all
-pairs: overall / per bias type / per language, mean and standard deviation over the seeded 80 %
-samples (Table 2's layout).
+LM by its length-normalised log-probability (``CausalPairScorer`` over
+``CausalSentenceScorer.sentence_logprob``). One ``ItemResult`` per pair keeps both scores,
+their token counts and the difference score (Appendix C); the results are
+``apps.evaluation.metrics.crows`` over all pairs: overall / per bias type / per language, mean
+and standard deviation over the seeded 80 % samples (Table 2's layout).
 """
 
 from __future__ import annotations
@@ -83,10 +83,11 @@ def crows_scorer_load(*, model: ModelEntry, batch_size: int):
         return MaskedLMScorer(
             model.resolved_path(), device=model.device, dtype=model.dtype, batch_size=batch_size
         )
-    from worker.engines import lm_scorer
-    from worker.engines.masked_lm import CausalPairScorer
+    from worker.engines.masked_lm import CausalPairScorer, CausalSentenceScorer
 
-    scorer = lm_scorer.load_causal_lm(model.resolved_path(), device=model.device, dtype=model.dtype)
+    scorer = CausalSentenceScorer(
+        model.resolved_path(), device=model.device, dtype=model.dtype, batch_size=batch_size
+    )
     return CausalPairScorer(scorer)
 
 

@@ -198,7 +198,12 @@ def scorer_load(*, model: ModelEntry):
         if model.kind == ModelKind.ENDPOINT:
             from worker.engines.endpoint import EndpointScorer
 
-            return EndpointScorer(model.endpoint_url, model=model.endpoint_model or model.name)
+            return EndpointScorer(
+                model.endpoint_url,
+                model=model.endpoint_model or model.name,
+                timeout=settings.KASAUTI_EVAL_ENDPOINT_TIMEOUT,
+                retries=settings.KASAUTI_EVAL_ENDPOINT_RETRIES,
+            )
         from worker.engines.lm_scorer import load_causal_lm
 
         return load_causal_lm(model.resolved_path(), device=model.device, dtype=model.dtype)
