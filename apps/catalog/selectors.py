@@ -53,14 +53,20 @@ def dataset_list() -> QuerySet[Dataset]:
 
 
 def template_list() -> QuerySet[Template]:
-    """Templates with their versions prefetched newest first (the first is the current one)."""
+    """Templates with their versions prefetched newest first, and their current version
+    (template_current_versions) as `current_versions` (a list of one)."""
     return Template.objects.select_related("dataset", "category").prefetch_related(
         Prefetch(
             "versions",
             queryset=TemplateVersion.objects.select_related("concept", "created_by").order_by(
                 "-number"
             ),
-        )
+        ),
+        Prefetch(
+            "versions",
+            queryset=template_current_versions().select_related("concept", "created_by"),
+            to_attr="current_versions",
+        ),
     )
 
 
@@ -117,10 +123,8 @@ class TemplateFilter(django_filters.FilterSet):
     def filter_current(self, queryset, name, value):
         # Filter on the *current* version: a template whose latest version is approved counts
         # as approved, whatever its older versions were.
-        latest = TemplateVersion.objects.filter(template=OuterRef("pk")).order_by("-number")
-        return queryset.annotate(**{f"current_{name}": Subquery(latest.values(name)[:1])}).filter(
-            **{f"current_{name}": value}
-        )
+        current = template_current_versions().filter(**{name: value})
+        return queryset.filter(pk__in=current.values("template_id"))
 
 
 class InstanceFilter(CachedFormFilterSet):
