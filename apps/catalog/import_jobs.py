@@ -46,6 +46,7 @@ def benchmark_import_async(
     created_by=None,
     language: str = "en",
     category: str = "",
+    seed: int = 0,
 ) -> Job:
     """Store the uploads and queue their import; the job's result is the import report."""
     key = uuid.uuid4().hex
@@ -67,6 +68,7 @@ def benchmark_import_async(
             "format": fmt,
             "language": language,
             "category": category,
+            "seed": seed,
             "directory": key,
             "files": files,
         },
@@ -99,6 +101,7 @@ def benchmark_import_job_work(*, job: Job) -> dict[str, Any]:
             created_by=job.created_by,
             language=params["language"],
             category=params["category"],
+            seed=params.get("seed", 0),
         )
     except ImportRejected as rejected:
         Job.objects.filter(pk=job.pk).update(

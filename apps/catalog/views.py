@@ -96,7 +96,7 @@ def benchmark_import_page(request: HttpRequest) -> HttpResponse:
     as tables: findings grouped by kind, or the problems that rejected the import."""
     context: dict = {"datasets": Dataset.objects.order_by("name").values_list("name", flat=True)}
     if request.method == "GET":
-        context["form"] = BenchmarkImportForm(initial={"language": "en"})
+        context["form"] = BenchmarkImportForm(initial={"language": "en", "seed": 0})
         return render(request, "catalog/import.html", context)
     form = BenchmarkImportForm(request.POST)
     context["form"] = form
@@ -125,6 +125,7 @@ def benchmark_import_page(request: HttpRequest) -> HttpResponse:
                 language=values["language"] or "en",
                 category=values["category"],
                 strict=values["strict"],
+                seed=values["seed"] or 0,
             )
     except ImportRejected as rejected:
         context["problems"] = page_selectors.problems_by_kind(rejected.problems)
