@@ -22,9 +22,9 @@ from apps.accounts.permissions import IsResearcher
 from apps.core.api import JobOutputSerializer
 from apps.core.errors import ImportProblem, ImportRejected
 
-from .import_jobs import benchmark_import_async
-from .importers import FORMATS, ImportFile, benchmark_import
-from .importers.instances import INSTANCE_FORMATS, instances_import
+from .import_jobs import benchmark_files_import, benchmark_import_async
+from .importers import FORMATS, ImportFile
+from .importers.instances import INSTANCE_FORMATS
 
 
 class BenchmarkImportInput(serializers.Serializer):
@@ -266,16 +266,7 @@ class BenchmarkImportApi(APIView):
                 seed=values["seed"],
             )
             return Response(JobOutputSerializer(job).data, status=status.HTTP_202_ACCEPTED)
-        if values["format"] in INSTANCE_FORMATS:
-            report = instances_import(
-                dataset_name=values["dataset"],
-                fmt=values["format"],
-                files=[ImportFile(name=f.name, data=f.read()) for f in values["files"]],
-                created_by=request.user,
-                strict=values["strict"],
-            )
-            return Response(report.as_dict(), status=status.HTTP_201_CREATED)
-        report = benchmark_import(
+        report = benchmark_files_import(
             dataset_name=values["dataset"],
             fmt=values["format"],
             files=[ImportFile(name=f.name, data=f.read()) for f in values["files"]],

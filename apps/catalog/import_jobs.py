@@ -21,8 +21,8 @@ from apps.core.errors import ImportRejected
 from apps.core.models import Job
 from apps.core.services import job_create, job_dispatch
 
-from .importers import ImportFile, benchmark_import
-from .importers.instances import INSTANCE_FORMATS, instances_import
+from .importers import ImportFile, ImportReport, benchmark_import
+from .importers.instances import INSTANCE_FORMATS, InstanceImportReport, instances_import
 from .jobs import IMPORT
 
 IMPORTS_DIR = "imports"
@@ -36,6 +36,35 @@ def _safe_name(name: str) -> str:
     # Only for the stored copy; the job keeps the name as uploaded for its messages.
     cleaned = "".join(c if c.isalnum() or c in "._-" else "_" for c in Path(name).name)
     return cleaned[:100] or "upload"
+
+
+def benchmark_files_import(
+    *,
+    dataset_name: str,
+    fmt: str,
+    files: list[ImportFile],
+    created_by=None,
+    language: str = "en",
+    category: str = "",
+    strict: bool = False,
+    seed: int = 0,
+) -> ImportReport | InstanceImportReport:
+    """Import files of any format (the page, the API and the job all come here): published
+    instance files through instances_import, template sets through benchmark_import."""
+    if fmt in INSTANCE_FORMATS:
+        return instances_import(
+            dataset_name=dataset_name, fmt=fmt, files=files, created_by=created_by, strict=strict
+        )
+    return benchmark_import(
+        dataset_name=dataset_name,
+        fmt=fmt,
+        files=files,
+        created_by=created_by,
+        language=language,
+        category=category,
+        strict=strict,
+        seed=seed,
+    )
 
 
 def benchmark_import_async(
@@ -87,14 +116,7 @@ def benchmark_import_job_work(*, job: Job) -> dict[str, Any]:
         for item in params["files"]
     ]
     try:
-        if params["format"] in INSTANCE_FORMATS:
-            return instances_import(
-                dataset_name=params["dataset"],
-                fmt=params["format"],
-                files=files,
-                created_by=job.created_by,
-            ).as_dict()
-        report = benchmark_import(
+        report = benchmark_files_import(
             dataset_name=params["dataset"],
             fmt=params["format"],
             files=files,
