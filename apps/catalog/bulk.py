@@ -43,7 +43,13 @@ INSTANCE_COLUMNS = (
     "retired_at",
     "created_at",
 )
-_JSON_COLUMNS = {"placeholder_values", "option_roles", "answer_info", "additional_metadata"}
+_JSON_COLUMNS = {
+    "placeholder_values",
+    "option_roles",
+    "answer_info",
+    "additional_metadata",
+    "review",
+}
 
 
 def instance_row(values: dict[str, Any], *, columns: Sequence[str] = INSTANCE_COLUMNS) -> tuple:

@@ -88,7 +88,9 @@ def hostile_release(db) -> Release:
         versions.append((version.pk, category.pk, language))
     with transaction.atomic():
         instances_insert(_rows(dataset.pk, versions, categories, 12_000))
-        release = Release.objects.create(dataset=dataset, number=1, counts={})
+        release = Release.objects.create(
+            dataset=dataset, number=1, counts={}, content="as_published"
+        )
         _membership_insert(release=release)
     return release
 
@@ -139,7 +141,7 @@ def test_release_create_takes_the_fast_path_and_agrees_with_row_dicts(hostile_re
         return original(**kwargs)
 
     monkeypatch.setattr("apps.releases.services.release_instance_line_batches", spy)
-    release = release_create(dataset=hostile_release.dataset)
+    release = release_create(dataset=hostile_release.dataset, content="as_published")
     assert len(calls) == 1
     files = {f.format: f for f in release.files.filter(kind=FileKind.INSTANCES)}
     assert {f.rows for f in files.values()} == {12_000}
