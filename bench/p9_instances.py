@@ -173,7 +173,8 @@ def _start_gunicorn(code: Path, port: int, args) -> subprocess.Popen:
     process = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "kasauti.wsgi:application", "--bind",
          f"127.0.0.1:{port}", "--worker-class", "gthread", "--workers", str(args.workers),
-         "--threads", str(args.threads), "--keep-alive", "30", "--log-level", "warning"],
+         "--threads", str(args.threads), "--keep-alive", "30", "--log-level", "warning",
+         "--preload"],
         cwd=code, env=env,
     )  # fmt: skip
     deadline = time.monotonic() + 60
@@ -187,6 +188,34 @@ def _start_gunicorn(code: Path, port: int, args) -> subprocess.Popen:
             time.sleep(0.2)
     process.kill()
     raise SystemExit("gunicorn did not start")
+
+
+def _wait_until_warm(port: int, token: str, clients: int) -> float:
+    """Until every worker has loaded the application: bursts of `clients` concurrent first
+    pages until a whole burst is answered within 2 s. A cold worker imports the URLconf,
+    the API and opens its database connections on its first request (seconds on a loaded
+    machine): without this the first measured requests waited for that (seconds-long p99s
+    of the first page in earlier runs of this bench)."""
+    import concurrent.futures
+
+    def one(_) -> float:
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+        start = time.perf_counter()
+        connection.request("GET", "/api/instances/?dataset=demo",
+                           headers={"Authorization": f"Token {token}"})  # fmt: skip
+        response = connection.getresponse()
+        response.read()
+        connection.close()
+        if response.status != 200:
+            raise SystemExit(f"the server answered {response.status}")
+        return time.perf_counter() - start
+
+    started = time.perf_counter()
+    with concurrent.futures.ThreadPoolExecutor(clients) as pool:
+        while max(pool.map(one, range(clients))) > 2:
+            if time.perf_counter() - started > 180:
+                raise SystemExit("the server did not warm up in 3 minutes")
+    return time.perf_counter() - started
 
 
 def _stop(process: subprocess.Popen) -> None:
@@ -310,6 +339,7 @@ def _measure(args, code: Path, token: str, label: str) -> dict:
     port = _free_port()
     server = _start_gunicorn(code, port, args)
     try:
+        warm = _wait_until_warm(port, token, args.clients)
         _run_clients(args, port, token, args.warmup, check=True)  # unmeasured
         pids, backends = _gunicorn_pids(server.pid), _backend_pids()
         load_before = os.getloadavg()[0]
@@ -332,7 +362,8 @@ def _measure(args, code: Path, token: str, label: str) -> dict:
     }
     print(f"\n[{label}] {args.clients} client processes, {args.workers} gunicorn workers x "
           f"{args.threads} threads, {elapsed:.1f} s, {total} requests, {result['rps']:.1f} "
-          f"req/s, errors {errors}; load {load_before:.2f} -> {load_after:.2f}")  # fmt: skip
+          f"req/s, errors {errors}; load {load_before:.2f} -> {load_after:.2f}; workers warm "
+          f"after {warm:.1f} s")  # fmt: skip
     for name, values in (("first page", first), ("next pages", later)):
         cuts = "  ".join(f"{k} {_ms(v)} ms" for k, v in _percentiles(values).items())
         print(f"  {name}: {len(values):6} req {len(values) / elapsed:6.1f} req/s  {cuts}")

@@ -297,8 +297,8 @@ class TemplateOutput(serializers.ModelSerializer):
         ]
 
     def get_current_version(self, template: Template) -> dict:
-        versions = list(template.versions.all())  # prefetched newest first
-        return TemplateVersionOutput(versions[0]).data if versions else {}
+        current = template.current_versions  # prefetched: template_current_versions
+        return TemplateVersionOutput(current[0]).data if current else {}
 
     def get_version_count(self, template: Template) -> int:
         return len(template.versions.all())

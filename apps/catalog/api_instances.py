@@ -19,6 +19,7 @@ from apps.accounts.permissions import ResearcherOrReadOnly
 from apps.core.renderers import RawJSON, RawJSONRenderer
 
 from . import selectors
+from .instance_json import INSTANCE_JSON_FIELDS
 from .models import Instance
 
 # Ids are bigints.
@@ -51,7 +52,7 @@ class InstanceOutput(serializers.ModelSerializer):
 
     class Meta:
         model = Instance
-        fields = list(selectors.INSTANCE_JSON_FIELDS)
+        fields = list(INSTANCE_JSON_FIELDS)
 
     def get_provenance(self, instance: Instance) -> dict:
         """From any instance back to its template version and stereotype concept (none for

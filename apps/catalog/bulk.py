@@ -16,33 +16,21 @@ from django.db import connection
 
 from .models import Instance
 
-# Column order of a row tuple; JSON columns are passed already encoded (str).
-INSTANCE_COLUMNS = (
-    "dataset_id",
-    "template_version_id",
-    "category_id",
-    "language",
-    "example_id",
-    "question_index",
-    "combination",
-    "name_order",
-    "context_condition",
-    "question_polarity",
-    "pairing",
-    "proper_noun",
-    "placeholder_values",
-    "context",
-    "question",
-    "ans0",
-    "ans1",
-    "ans2",
-    "option_roles",
-    "answer_info",
-    "label",
-    "source_instance_id",
-    "retired_at",
-    "created_at",
+# The one definition of an Instance row's columns: every column of the model but its id, in
+# model order (JSON columns are passed already encoded, as str). The other column lists are
+# subsets or reorderings of it, checked by instances_insert: the generator's
+# (apps.catalog.services.ORIGINAL_INSTANCE_COLUMNS, ordered for speed), translation's
+# (INSTANCE_TEXT_COLUMNS, the texts a translated copy replaces).
+INSTANCE_COLUMNS: tuple[str, ...] = tuple(
+    field.column
+    for field in Instance._meta.concrete_fields
+    if not field.primary_key and field.column != "review"
 )
+# A translation's rows add its review facts (written by the translation app); original rows
+# leave the column to its database default ({}).
+TRANSLATED_INSTANCE_COLUMNS: tuple[str, ...] = (*INSTANCE_COLUMNS, "review")
+# The texts of an instance that are translated (and compared on re-import).
+INSTANCE_TEXT_COLUMNS = ("context", "question", "ans0", "ans1", "ans2")
 _JSON_COLUMNS = {
     "placeholder_values",
     "option_roles",
@@ -68,6 +56,9 @@ def instances_insert(
 ) -> int:
     """Insert rows (tuples in `columns` order; columns left out get NULL). Must run inside a
     transaction if the caller wants all-or-nothing. Returns the number of rows written."""
+    unknown = [column for column in columns if column not in TRANSLATED_INSTANCE_COLUMNS]
+    if unknown:
+        raise ValueError(f"not Instance columns: {', '.join(unknown)}")
     if connection.vendor == "postgresql":
         return _copy_rows(rows, columns)
     return _bulk_create_rows(rows, columns, batch_size=batch_size)

@@ -267,7 +267,9 @@ class Template(models.Model):
 
     @property
     def current_version(self) -> TemplateVersion | None:
-        return self.versions.order_by("-number").first()
+        from .selectors import template_current_versions  # selectors import the models
+
+        return template_current_versions(templates=[self]).first()
 
 
 class TemplateVersion(models.Model):

@@ -31,6 +31,7 @@ from .selectors import (
     finding_counts_by_kind,
     finding_counts_by_status,
     finding_list,
+    template_current_versions,
 )
 from .services import InstantiationPlan, instantiation_plan
 
@@ -107,16 +108,12 @@ def dataset_page(*, dataset: Dataset) -> DatasetPage:
         .values_list("template_version_id", "n")
     )
     versions = (
-        TemplateVersion.objects.filter(template__dataset=dataset)
+        template_current_versions(dataset=dataset)
         .select_related("template", "template__category")
-        .order_by("template__position", "template_id", "-number")
+        .order_by("template__position", "template_id")
     )
     rows: list[TemplateRow] = []
-    seen: set[int] = set()
     for version in versions:
-        if version.template_id in seen:
-            continue
-        seen.add(version.template_id)
         rows.append(
             TemplateRow(
                 template=version.template,
@@ -263,7 +260,8 @@ def template_page(*, template: Template) -> TemplatePage:
         .prefetch_related("concept__evidence")
         .order_by("-number")
     )
-    current = versions[0]
+    current_id = template_current_versions(templates=[template]).values_list("id", flat=True).get()
+    current = next(v for v in versions if v.pk == current_id)
     groups = current.placeholder_groups or {}
     placeholders = [
         PlaceholderRow(name=name, values=list(values), groups=list(groups.get(name, [])))

@@ -13,6 +13,7 @@ from django.db.models.functions import Coalesce
 from apps.core.filters import CachedFormFilterSet, ReferenceFilter
 
 from . import compare
+from .instance_json import instance_json_sql
 from .models import (
     Category,
     ContextSet,
@@ -52,14 +53,20 @@ def dataset_list() -> QuerySet[Dataset]:
 
 
 def template_list() -> QuerySet[Template]:
-    """Templates with their versions prefetched newest first (the first is the current one)."""
+    """Templates with their versions prefetched newest first, and their current version
+    (template_current_versions) as `current_versions` (a list of one)."""
     return Template.objects.select_related("dataset", "category").prefetch_related(
         Prefetch(
             "versions",
             queryset=TemplateVersion.objects.select_related("concept", "created_by").order_by(
                 "-number"
             ),
-        )
+        ),
+        Prefetch(
+            "versions",
+            queryset=template_current_versions().select_related("concept", "created_by"),
+            to_attr="current_versions",
+        ),
     )
 
 
@@ -88,52 +95,6 @@ def instance_list() -> QuerySet[Instance]:
     )
 
 
-def _instance_json_sql() -> str:
-    """SQL rendering the current row of the instance table as the API's JSON object (text)."""
-    instance, version = Instance._meta, TemplateVersion._meta
-    table = instance.db_table  # the outer query's name for the instance table
-
-    def column(name: str) -> str:
-        return f'"{table}"."{instance.get_field(name).column}"'
-
-    retired = column("retired_at")
-    # DRF's DateTimeField with TIME_ZONE "UTC": isoformat(), "+00:00" written "Z", the
-    # fraction only when there are microseconds.
-    retired_at = (
-        f"to_char({retired} AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS') || CASE WHEN "
-        f"mod(extract(microseconds FROM {retired})::bigint, 1000000) = 0 THEN '' "
-        f"ELSE to_char({retired} AT TIME ZONE 'UTC', '.US') END || 'Z'"
-    )
-    category = (
-        f'(SELECT c."name" FROM "{Category._meta.db_table}" c WHERE c."id" = {column("category")})'
-    )
-    tail = f"'combination', {column('combination')}, 'name_order', {column('name_order')}"
-    # An instance imported from a published file has no template version: nulls.
-    provenance = (
-        "COALESCE((SELECT json_build_object('template_id', v.\"template_id\", "
-        "'template_external_id', t.\"external_id\", 'template_version_id', v.\"id\", "
-        "'template_version', v.\"number\", 'concept_id', v.\"concept_id\", "
-        f"'concept', k.\"statement\", {tail}) "
-        f'FROM "{version.db_table}" v '
-        f'JOIN "{Template._meta.db_table}" t ON t."id" = v."template_id" '
-        f'LEFT JOIN "{StereotypeConcept._meta.db_table}" k ON k."id" = v."concept_id" '
-        f'WHERE v."id" = {column("template_version")}), '
-        "json_build_object('template_id', NULL, 'template_external_id', NULL, "
-        "'template_version_id', NULL, 'template_version', NULL, 'concept_id', NULL, "
-        f"'concept', NULL, {tail}))"
-    )
-    special = {
-        "category": category,
-        "retired_at": retired_at,
-        "provenance": provenance,
-    }
-    pairs = ", ".join(
-        f"'{name}', {special.get(name) or column(name)}" for name in INSTANCE_JSON_FIELDS
-    )
-    # json, not jsonb: the keys stay in this order (jsonb would sort them).
-    return f"json_build_object({pairs})::text"
-
-
 def instance_json_rows(queryset: QuerySet[Instance]) -> QuerySet:
     """The instances of `queryset` as `{"id": id, "doc": "<JSON text>"}`, the JSON rendered by
     PostgreSQL in the same query: exactly the API's InstanceOutput (same keys, order and
@@ -142,33 +103,7 @@ def instance_json_rows(queryset: QuerySet[Instance]) -> QuerySet:
     return queryset.values("id").annotate(doc=RawSQL(_INSTANCE_JSON_SQL, ()))
 
 
-# The keys of an instance in the API, in order (InstanceOutput.Meta.fields).
-INSTANCE_JSON_FIELDS = (
-    "id",
-    "example_id",
-    "question_index",
-    "category",
-    "language",
-    "context_condition",
-    "question_polarity",
-    "pairing",
-    "proper_noun",
-    "placeholder_values",
-    "context",
-    "question",
-    "ans0",
-    "ans1",
-    "ans2",
-    "option_roles",
-    "answer_info",
-    "label",
-    "source_instance",
-    "retired_at",
-    "provenance",
-)
-
-
-_INSTANCE_JSON_SQL = _instance_json_sql()
+_INSTANCE_JSON_SQL = instance_json_sql()
 
 
 def concept_list() -> QuerySet[StereotypeConcept]:
@@ -188,10 +123,8 @@ class TemplateFilter(django_filters.FilterSet):
     def filter_current(self, queryset, name, value):
         # Filter on the *current* version: a template whose latest version is approved counts
         # as approved, whatever its older versions were.
-        latest = TemplateVersion.objects.filter(template=OuterRef("pk")).order_by("-number")
-        return queryset.annotate(**{f"current_{name}": Subquery(latest.values(name)[:1])}).filter(
-            **{f"current_{name}": value}
-        )
+        current = template_current_versions().filter(**{name: value})
+        return queryset.filter(pk__in=current.values("template_id"))
 
 
 class InstanceFilter(CachedFormFilterSet):

@@ -287,7 +287,7 @@ def template_edit(
     changes nothing returns the current version instead of adding an identical one."""
     with transaction.atomic():
         Template.objects.select_for_update().get(pk=template.pk)
-        current = template.versions.order_by("-number").first()
+        current = selectors.template_current_versions(templates=[template]).get()
         content = {name: getattr(current, name) for name in TEMPLATE_CONTENT_FIELDS}
         content.update(changes)
         content = _validated_content(content)
@@ -405,7 +405,9 @@ def _unknown_expressions(language: str) -> list[str]:
 
 # Column order of the rows _instance_rows yields: what a template shares, then what a
 # combination shares, then what each instance has of its own, so that building a row is two
-# tuple concatenations (this loop writes hundreds of thousands of rows).
+# tuple concatenations (this loop writes hundreds of thousands of rows). It is a reordered
+# subset of the one column list, bulk.INSTANCE_COLUMNS (instances_insert refuses any other
+# name); the columns left out (source id, source instance, retired) take their defaults.
 ORIGINAL_INSTANCE_COLUMNS = (
     "dataset_id",
     "template_version_id",

@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
+from pathlib import Path
 
-from django.db import connections
+from django.conf import settings
+from django.db import OperationalError, connection, connections
 from django.utils import timezone
 
 from .models import Job
@@ -53,12 +56,37 @@ def job_heartbeat(*, job_id: int) -> bool:
     )
 
 
+def heartbeat_file(*, job_id: int) -> Path | None:
+    """On SQLite, where the job's heartbeat also lives: a file next to the database, touched on
+    every beat. SQLite has one writer: a job whose work holds the write lock (a long
+    transaction) cannot update its own Job row, and a stale heartbeat_at would make the
+    watchdog re-queue a job that is alive. Every process sharing the SQLite file is on this
+    machine, so the file's mtime is a liveness signal the watchdog can read without the lock.
+    None on other databases (their heartbeat writes are never blocked by the job's own)."""
+    database = settings.DATABASES["default"]
+    if "sqlite" not in database["ENGINE"]:
+        return None
+    name = Path(str(database["NAME"]))
+    return name.parent / f"{name.name}.heartbeats" / f"job-{job_id}"
+
+
+def heartbeat_file_fresh(*, job_id: int, seconds: float) -> bool:
+    """True if the job's heartbeat file (SQLite) was touched within the last `seconds`."""
+    path = heartbeat_file(job_id=job_id)
+    try:
+        return path is not None and time.time() - path.stat().st_mtime < seconds
+    except FileNotFoundError:
+        return False
+
+
 class Heartbeat:
     """Beats a job's heartbeat from a thread with its own database connection while the work
     runs, so a long step (one COPY, one model call) never looks dead, and writes progress the
     work reported in memory: the work may hold its own connection in a long transaction or a
     COPY, and its progress is still visible to the page meanwhile. Sets `cancelled` when the
-    job was cancelled, which the next report turns into JobCancelled."""
+    job was cancelled, which the next report turns into JobCancelled. On SQLite it also touches
+    the job's heartbeat_file first, and waits for the write lock at most one interval: the
+    work's own transaction may hold it for minutes (see heartbeat_file)."""
 
     def __init__(self, *, job_id: int, interval: float) -> None:
         self.job_id = job_id
@@ -70,6 +98,7 @@ class Heartbeat:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name=f"job-{job_id}-heartbeat")
         self._thread.daemon = True
+        self._file = heartbeat_file(job_id=job_id)
 
     def report(self, done: int, total: int | None = None) -> None:
         if self.cancelled:
@@ -78,6 +107,8 @@ class Heartbeat:
             self._pending = (done, total)
 
     def _beat(self) -> None:
+        if self._file is not None:
+            self._file.touch()
         with self._lock:
             pending, self._pending = self._pending, None
         try:
@@ -94,11 +125,21 @@ class Heartbeat:
                 ).exists()
         except JobCancelled:
             self.cancelled = True
+        except OperationalError:
+            if self._file is None:
+                logger.warning("heartbeat of job %s failed", self.job_id, exc_info=True)
+            else:  # SQLite, locked by the work's own transaction: the file says we are alive
+                with self._lock:  # write the progress at the next beat, unless superseded
+                    self._pending = self._pending or pending
         except Exception:  # a missed beat is not worth killing the work for
             logger.warning("heartbeat of job %s failed", self.job_id, exc_info=True)
 
     def _loop(self) -> None:
         try:
+            if self._file is not None:
+                self._file.parent.mkdir(parents=True, exist_ok=True)
+                with connection.cursor() as cursor:  # this thread's own connection
+                    cursor.execute(f"PRAGMA busy_timeout = {int(self.interval * 1000)}")
             while not self._stop.wait(self.interval):
                 self._beat()
             self._beat()  # the last reported progress
@@ -112,6 +153,8 @@ class Heartbeat:
     def __exit__(self, *exc_info) -> None:
         self._stop.set()
         self._thread.join(timeout=30)
+        if self._file is not None:
+            self._file.unlink(missing_ok=True)
 
 
 class InlineReporter:

@@ -13,6 +13,7 @@ from django.db import connections, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from .heartbeat import heartbeat_file_fresh
 from .models import Job
 from .services import job_fail, job_requeue
 
@@ -37,6 +38,11 @@ def jobs_recover(*, stale_after: timedelta | None = None, include_queued: bool =
         )
     outcome: dict[str, list[int]] = {"requeued": [], "failed": []}
     for job_id in list(Job.objects.filter(stale).values_list("id", flat=True)[:100]):
+        if heartbeat_file_fresh(job_id=job_id, seconds=stale_after.total_seconds()):
+            # SQLite: the job's work holds the write lock, so its heartbeat reaches only its
+            # file (apps/core/heartbeat.py). Checked before our transaction, which would wait
+            # for that lock.
+            continue
         with transaction.atomic():
             job = (
                 Job.objects.select_for_update(skip_locked=True).filter(Q(pk=job_id) & stale).first()

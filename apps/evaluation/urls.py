@@ -2,13 +2,14 @@
 
 from django.urls import path
 
-from . import views
+from . import views, views_bias
 
 app_name = "evaluation"
 
 urlpatterns = [
     path("", views.run_list, name="runs"),
     path("runs/new/", views.run_new, name="run-new"),
+    path("runs/new/bias/", views_bias.bias_run_new, name="bias-run-new"),
     path("runs/<int:pk>/", views.run_detail, name="run"),
     path("compare/", views.run_compare, name="compare"),
     path("models/", views.model_list, name="models"),

@@ -10,6 +10,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from apps.accounts.decorators import researcher_required, role_required
 from apps.accounts.roles import is_researcher
 from apps.core.errors import KasautiError
+from apps.core.registry import job_kind_get
 
 from . import selectors
 from .forms import RunForm
@@ -60,6 +61,9 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
         raise Http404("No such evaluation run.")
     results = run.results or {}
     context = {"run": run, "job": run.job, "results": results}
+    if run.job is not None and run.job.is_finished:
+        kind = job_kind_get(run.job.kind, default=None)
+        context["job_summary"] = kind.summary(run.job) if kind else []
     if run.kind in (RunKind.BBQ_MC, RunKind.IMPORTED) and results.get("overall"):
         context.update(
             overall=[

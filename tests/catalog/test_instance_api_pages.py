@@ -205,4 +205,4 @@ def test_the_browsable_api_still_renders(annotator_client, two_datasets):
     response = annotator_client.get("/api/instances/?dataset=first", HTTP_ACCEPT="text/html")
     assert response.status_code == 200 and response["Content-Type"].startswith("text/html")
     first_id = Instance.objects.order_by("id").values_list("id", flat=True)[0]
-    assert f"&quot;id&quot; : {first_id}," in response.content.decode()
+    assert f"&quot;id&quot;:{first_id}," in response.content.decode()

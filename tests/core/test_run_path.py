@@ -35,8 +35,39 @@ def call(url: str, *, data: dict | None = None, token: str | None = None) -> dic
         return json.loads(response.read())
 
 
+def wait_for(condition, *, what: str, progress, stall: float = 120.0, cap: float = 1200.0):
+    """Poll `condition()` until it returns a truthy value (returned). Load-tolerant: the test
+    fails only when `progress()` (a log's size, a job's progress and heartbeat) has not changed
+    for `stall` seconds, or after `cap` seconds in all; a slow but moving app is waited for."""
+    start = last_change = time.monotonic()
+    seen = progress()
+    while True:
+        value = condition()
+        if value:
+            return value
+        now = time.monotonic()
+        current = progress()
+        if current != seen:
+            seen, last_change = current, now
+        if now - last_change > stall or now - start > cap:
+            pytest.fail(f"{what}: no progress for {now - last_change:.0f} s (last: {seen!r})")
+        time.sleep(0.5)
+
+
+def group_alive(pgid: int) -> bool:
+    """Whether any process of the process group is still running (zombies excluded)."""
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # exited meanwhile
+        if fields[0] != "Z" and int(fields[2]) == pgid:
+            return True
+    return False
+
+
 @pytest.fixture
-def running_app(tmp_path):
+def running_app(tmp_path, request):
     port = free_port()
     env = {
         key: value
@@ -57,34 +88,46 @@ def running_app(tmp_path):
             env=env,
             stdout=out,
             stderr=subprocess.STDOUT,
-            start_new_session=True,
+            start_new_session=True,  # its own process group: the script, worker, web server
         )
+    # A finalizer, registered before anything can fail: it runs whatever happens to the test.
+    request.addfinalizer(lambda: stop_group(process))
     base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 180
-        while time.monotonic() < deadline:
-            assert process.poll() is None, log.read_text()[-4000:]
-            try:
-                if call(f"{base}/healthz")["status"] == "ok":
-                    break
-            except (urllib.error.URLError, ConnectionError, OSError):
-                time.sleep(0.5)
-        else:
-            pytest.fail(f"app did not start:\n{log.read_text()[-4000:]}")
-        yield base, log, tmp_path / "var"
-    finally:
-        stop_group(process)
+
+    def healthy() -> bool:
+        assert process.poll() is None, log.read_text()[-4000:]
+        try:
+            return call(f"{base}/healthz")["status"] == "ok"
+        except (urllib.error.URLError, ConnectionError, OSError):
+            return False
+
+    # migrate, load_demo and build_demo_models log as they go: a growing log is progress.
+    wait_for(healthy, what="app start", progress=lambda: log.stat().st_size)
+    return base, log, tmp_path / "var"
 
 
 def stop_group(process: subprocess.Popen) -> None:
-    """SIGTERM the script's process group (web server and worker), SIGKILL if it lingers."""
+    """Stop the script's whole process group (web server, worker and its pool): SIGTERM, then
+    SIGKILL to whatever is left once the script has exited or after 30 s, and wait until no
+    process of the group remains."""
+    pgid = process.pid
     try:
-        os.killpg(process.pid, signal.SIGTERM)
+        os.killpg(pgid, signal.SIGTERM)
         process.wait(timeout=30)
     except ProcessLookupError:
-        return  # already gone
+        pass  # already gone
     except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
+        pass
+    deadline = time.monotonic() + 60
+    while group_alive(pgid):
+        try:
+            os.killpg(pgid, signal.SIGKILL)
+        except ProcessLookupError:
+            break
+        if time.monotonic() > deadline:
+            raise AssertionError(f"process group {pgid} survived SIGKILL")
+        time.sleep(0.1)
+    if process.poll() is None:
         process.wait(timeout=30)
 
 
@@ -106,12 +149,7 @@ def test_make_run_path_starts_and_a_task_round_trips(running_app):
     assert plan["total"] > 0
 
     job = call(f"{base}/api/datasets/{demo['id']}/instantiate/", data={}, token=token)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        job = call(f"{base}/api/jobs/{job['id']}/", token=token)
-        if job["status"] in {"succeeded", "failed"}:
-            break
-        time.sleep(0.5)
+    job = job_finished(base, token, job["id"], var)
     assert job["status"] == "succeeded", (job, (var / "worker.log").read_text()[-3000:])
     assert job["result"]["total"] == plan["total"]
     demo = call(f"{base}/api/datasets/{demo['id']}/", token=token)
@@ -126,13 +164,29 @@ def test_make_run_path_starts_and_a_task_round_trips(running_app):
         token=token,
     )
     translation_id, core_id = job["id"], job["job"]["id"]
-    deadline = time.monotonic() + 180
-    while time.monotonic() < deadline:
-        job = call(f"{base}/api/jobs/{core_id}/", token=token)
-        if job["status"] in {"succeeded", "failed", "cancelled"}:
-            break
-        time.sleep(0.5)
+    job = job_finished(base, token, core_id, var)
     assert job["status"] == "succeeded", (job, (var / "worker.log").read_text()[-3000:])
     assert job["progress_done"] == job["progress_total"] > 0
     strings = call(f"{base}/api/translated-strings/?job={translation_id}", token=token)["results"]
     assert strings and all(-1.0 <= s["similarity"] <= 1.0 for s in strings)
+
+
+def job_finished(base: str, token: str, job_id: int, var: Path) -> dict:
+    """Wait for a job to finish; it counts as stalled only when neither its status, progress
+    nor heartbeat, nor the worker's log, has moved for the stall limit."""
+    last: dict = {}
+
+    def finished() -> dict | None:
+        last.update(call(f"{base}/api/jobs/{job_id}/", token=token))
+        return dict(last) if last["status"] in {"succeeded", "failed", "cancelled"} else None
+
+    def progress() -> tuple:
+        log = var / "worker.log"
+        return (
+            last.get("status"),
+            last.get("progress_done"),
+            last.get("heartbeat_at"),
+            log.stat().st_size if log.exists() else 0,
+        )
+
+    return wait_for(finished, what=f"job {job_id}", progress=progress)

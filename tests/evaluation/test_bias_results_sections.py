@@ -109,3 +109,46 @@ def test_the_run_page_shows_the_section(client, researcher):
     assert page.status_code == 200
     html = page.content.decode()
     assert 'id="crows-table"' in html and ">जाति</th>" in html
+
+
+def test_a_researcher_starts_a_crows_run_from_the_page(client, researcher, tmp_path):
+    from django.urls import reverse
+
+    from apps.catalog.models import SentencePair
+    from apps.evaluation.models import ModelEntry, ModelKind
+    from tests.conftest import PASSWORD
+    from tests.factories import CategoryFactory
+
+    dataset = DatasetFactory(name="ics-page")
+    SentencePair.objects.create(
+        dataset=dataset,
+        external_id="1",
+        category=CategoryFactory(name="gender"),
+        language="hi",
+        direction="stereo",
+        sent_more="वह लड़का है।",
+        sent_less="वह लड़की है।",
+    )
+    bert = ModelEntry.objects.create(name="bert", kind=ModelKind.MASKED_LM, path=str(tmp_path))
+    assert client.login(username=researcher.username, password=PASSWORD)
+    assert 'id="new-bias-run"' in client.get(reverse("evaluation:runs")).content.decode()
+    form = {
+        "kind": "crows",
+        "dataset": dataset.pk,
+        "model": bert.pk,
+        "languages": "hi",
+        "seed": 0,
+        "loss": "ntb_xent",
+        "epochs": 3,
+        "rounds": 5,
+    }
+    response = client.post(reverse("evaluation:bias-run-new"), form)
+    run = EvaluationRun.objects.get()
+    assert response.status_code == 302 and response["Location"] == reverse(
+        "evaluation:run", args=[run.pk]
+    )
+    assert run.kind == "crows" and run.params["languages"] == ["hi"]
+    # A domain error is shown on the form, nothing created.
+    response = client.post(reverse("evaluation:bias-run-new"), form | {"languages": "ta"})
+    assert response.status_code == 200 and "no sentence pairs in ta" in response.content.decode()
+    assert EvaluationRun.objects.count() == 1

@@ -157,6 +157,21 @@ def test_crows_run_with_a_causal_lm_uses_mean_log_probabilities(crows_dataset, g
     assert item.payload["score_more"] == pytest.approx(total / n, abs=1e-5)
 
 
+def test_a_cancelled_run_stores_nothing(crows_dataset, bert_entry):
+    from apps.core.heartbeat import JobCancelled
+
+    def progress(done, total=None):
+        if done > 0:
+            raise JobCancelled()
+
+    run = crows_run_create(dataset=crows_dataset, model=bert_entry)
+    with pytest.raises(JobCancelled):
+        crows_run_execute(run=run, progress=progress)
+    run.refresh_from_db()
+    assert run.status == RunStatus.FAILED and "Cancelled" in run.error
+    assert run.results == {} and not ItemResult.objects.filter(run=run).exists()
+
+
 @pytest.mark.celery_worker
 def test_crows_job_on_a_real_worker(celery_worker_process, crows_dataset, bert_entry):
     with transaction.atomic():

@@ -96,7 +96,7 @@ def test_import_counts_lists_and_scores_like_a_run(dataset, prediction_file):
     assert reasons["nope-1"] == "no item has this id"
     assert "2 items have this id" in reasons["3"] and "Caste, Religion" in reasons["3"]
     assert run.report["unparseable_answers"][0]["answer"] == "maybe"
-    # The unparseable answer is kept (without a choice) and left out of the metrics.
+    # The unparseable answer is kept (without a choice), counted apart by the metrics.
     assert Prediction.objects.filter(run=run).count() == 9
     assert Prediction.objects.get(run=run, item_key="rel-0").chosen is None
 
@@ -104,7 +104,11 @@ def test_import_counts_lists_and_scores_like_a_run(dataset, prediction_file):
     assert set(metrics) == {"overall", "by_category"}
     for key, value in EXPECTED.items():
         assert metrics["overall"][key] == pytest.approx(value), key
-    assert set(metrics["by_category"]) == {"Caste"}
+    assert metrics["overall"]["n_unanswered"] == 1
+    # Religion has only the unparseable answer: counted, in no denominator.
+    religion = metrics["by_category"]["Religion"]
+    assert religion["n_unanswered"] == 1 and religion["n_amb"] == religion["n_dis"] == 0
+    assert religion["acc_a"] is None and "acc_a" in religion["undefined"]
     assert metrics["by_category"]["Caste"]["acc_d"] == pytest.approx(0.25)
 
 

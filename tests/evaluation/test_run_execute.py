@@ -133,3 +133,46 @@ def test_a_model_directory_removed_after_creation_fails_the_run_with_its_path(mo
         run_execute(run=run, progress=Recorder())
     run.refresh_from_db()
     assert run.status == "failed" and str(tmp_path / "moved") in run.error
+
+
+def test_an_endpoint_that_never_answers_fails_the_run_without_results(settings):
+    """A real local HTTP server that sleeps past the timeout (in-process; the worker variant is
+    in test_run_jobs.py)."""
+    import http.server
+    import threading
+    import time
+
+    from apps.core.errors import KasautiError
+
+    release_event = threading.Event()
+
+    class Sleepy(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):  # noqa: N802
+            release_event.wait(5)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Sleepy)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    settings.KASAUTI_EVAL_ENDPOINT_TIMEOUT = 0.3
+    settings.KASAUTI_EVAL_ENDPOINT_RETRIES = 1
+    url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    try:
+        entry = ModelEntry.objects.create(
+            name="remote", kind=ModelKind.ENDPOINT, endpoint_url=url, endpoint_model="m"
+        )
+        run = run_create(release=bbq_release(languages=("en",)), model=entry)
+        started = time.monotonic()
+        with pytest.raises(KasautiError, match="did not answer") as caught:
+            run_execute(run=run, progress=Recorder())
+        assert time.monotonic() - started < 10
+        assert "127.0.0.1" in str(caught.value) or "timed out" in str(caught.value).lower()
+    finally:
+        release_event.set()
+        server.shutdown()
+        server.server_close()
+    run.refresh_from_db()
+    assert run.status == "failed" and "did not answer" in run.error
+    assert run.results == {} and not Prediction.objects.filter(run=run).exists()

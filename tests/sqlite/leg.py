@@ -11,6 +11,7 @@ import io
 import json
 import os
 import sys
+import time
 import traceback
 from pathlib import Path
 
@@ -119,7 +120,83 @@ def main(var_dir: Path) -> dict:
         }
 
     step("export", export)
+    step("locked_heartbeat", _locked_heartbeat)
     return outcome
+
+
+def _wait_for(condition, *, what: str, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+        time.sleep(0.05)
+
+
+def _locked_heartbeat() -> dict:
+    """A job whose work holds SQLite's write lock for 4x the stale limit, with a watchdog
+    running beside it: its heartbeat cannot reach the Job row meanwhile (its heartbeat file
+    can), and the watchdog must neither re-queue it nor wait for the lock to decide."""
+    import threading
+    from datetime import timedelta
+
+    from django.db import connections, transaction
+    from django.utils import timezone
+
+    from apps.catalog.models import Dataset
+    from apps.core.heartbeat import Heartbeat, heartbeat_file
+    from apps.core.models import Job
+    from apps.core.services import job_create, job_start
+    from apps.core.watchdog import jobs_recover
+
+    dataset = Dataset.objects.get(name="bbq-sqlite")
+    job = job_create(kind="instantiate", params={"dataset_id": dataset.pk}, unit="instances")
+    job_start(job_id=job.pk)
+    passes: list[tuple[float, dict]] = []  # (when the pass ended, its outcome)
+    stop = threading.Event()
+
+    def watchdog() -> None:  # a second worker's watchdog: stale after 1 s
+        try:
+            while not stop.is_set():
+                outcome = jobs_recover(stale_after=timedelta(seconds=1))
+                passes.append((time.monotonic(), outcome))
+                stop.wait(0.1)
+        finally:
+            connections.close_all()
+
+    watcher = threading.Thread(target=watchdog)
+    path = heartbeat_file(job_id=job.pk)
+    with Heartbeat(job_id=job.pk, interval=0.2) as beat:
+        with transaction.atomic():  # the work: one long transaction holding the write lock
+            Job.objects.filter(pk=job.pk).update(title="locked heartbeat")
+            watcher.start()
+            locked_at = time.monotonic()
+            while time.monotonic() - locked_at < 4:
+                beat.report(1, 2)
+                time.sleep(0.1)
+            file_alive = path is not None and path.exists()
+            unlocked_at = time.monotonic()
+        released = timezone.now()
+        _wait_for(
+            lambda: Job.objects.get(pk=job.pk).heartbeat_at > released,
+            what="the heartbeat to reach the Job row after the lock",
+        )
+        seen = len(passes)
+        _wait_for(lambda: len(passes) >= seen + 2, what="two more watchdog passes")
+    stop.set()
+    watcher.join()
+    job = Job.objects.get(pk=job.pk)
+    return {
+        # Passes that ended while the job was stale in the database and still held the lock.
+        "passes_while_stale_and_locked": sum(
+            1 for ended, _ in passes if locked_at + 2 < ended < unlocked_at
+        ),
+        "requeued": sorted({i for _, p in passes for i in p["requeued"] + p["failed"]}),
+        "recoveries": job.recoveries,
+        "status": job.status,
+        "progress_done": job.progress_done,
+        "file_alive_while_locked": file_alive,
+        "file_removed_after": path is not None and not path.exists(),
+    }
 
 
 if __name__ == "__main__":

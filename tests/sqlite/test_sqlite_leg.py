@@ -73,3 +73,14 @@ def test_export(leg):
     assert result["lines"] == _ok(leg, "instantiate")["instances"]
     assert result["sha256_matches"]
     assert result["first"]["context"]
+
+
+def test_a_job_holding_the_write_lock_is_not_requeued(leg):
+    """SQLite has one writer: while a job's own transaction holds the lock its heartbeat
+    cannot reach the Job row, yet a watchdog running beside it must not re-queue it."""
+    result = _ok(leg, "locked_heartbeat")
+    # The watchdog decided while the lock was held (it did not wait for the lock).
+    assert result["passes_while_stale_and_locked"] > 0
+    assert result["requeued"] == [] and result["recoveries"] == 0
+    assert result["status"] == "running" and result["progress_done"] == 1
+    assert result["file_alive_while_locked"] and result["file_removed_after"]

@@ -34,15 +34,9 @@ from .tables import ImportFile
 
 __all__ = ["INSTANCE_FORMATS", "InstanceImportReport", "instances_import", "instances_parse"]
 
-# Instance columns written for a published row: bulk's columns plus the three a published row
-# carries (its noun form, its own id and the fields Kasauti has no column for); the rest take
-# their database defaults.
-_AFTER = BULK_COLUMNS.index("proper_noun") + 1
-INSTANCE_COLUMNS = (
-    BULK_COLUMNS[:_AFTER]
-    + ("noun_form", "source_id", "additional_metadata")
-    + BULK_COLUMNS[_AFTER:]
-)
+# A published row sets every Instance column (bulk's one list, noun form, source id and
+# additional metadata included).
+INSTANCE_COLUMNS = BULK_COLUMNS
 # What must be equal for a re-imported row to count as the same instance.
 _CONTENT = (
     "question_index",

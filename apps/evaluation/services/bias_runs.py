@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from apps.catalog.models import Dataset
 from apps.core.errors import KasautiError
+from apps.core.heartbeat import JobCancelled
 from apps.core.services import job_create, job_dispatch
 from worker.engines.errors import ModelConfigurationError
 
@@ -85,8 +86,12 @@ def bias_run_executing(*, run: EvaluationRun):
         except ModelConfigurationError as exc:
             raise EvaluationInputError(str(exc)) from exc
     except Exception as exc:
+        if isinstance(exc, JobCancelled):
+            error = "Cancelled before it finished; no results were stored."
+        else:
+            error = f"{exc}"[:2000]
         EvaluationRun.objects.filter(pk=run.pk).update(
-            status=RunStatus.FAILED, error=f"{exc}"[:2000], finished_at=timezone.now()
+            status=RunStatus.FAILED, error=error, finished_at=timezone.now()
         )
         raise
 

@@ -37,9 +37,9 @@ def run_bbq_items(*, run: EvaluationRun) -> list:
     from ..metrics.bbq import BBQItem
 
     rows = (
-        # An imported answer that matched no option has no choice: it is counted on the run
-        # (report.unparseable) and left out of the metrics rather than scored as wrong.
-        Prediction.objects.filter(run=run, chosen__isnull=False)
+        # An imported answer that matched no option has no choice (prediction None): the metric
+        # module counts it as n_unanswered and leaves it out of every denominator.
+        Prediction.objects.filter(run=run)
         .order_by("id")
         .values_list(
             "chosen",

@@ -20,12 +20,17 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from apps.catalog.bulk import INSTANCE_COLUMNS, instance_row, instances_insert
+from apps.catalog.bulk import (
+    INSTANCE_COLUMNS,
+    TRANSLATED_INSTANCE_COLUMNS,
+    instance_row,
+    instances_insert,
+)
 from apps.catalog.models import Instance
 
 from ..models import CorrectionItem, TranslatedString
 
-REVIEW_COLUMNS = (*INSTANCE_COLUMNS, "review")
+REVIEW_COLUMNS = TRANSLATED_INSTANCE_COLUMNS
 PASSED, FLAGGED, CORRECTED = "passed", "flagged", "corrected"
 
 

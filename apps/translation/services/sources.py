@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from apps.catalog.bulk import INSTANCE_TEXT_COLUMNS
 from apps.catalog.models import ContextSet, Dataset, Instance, SentencePair
 from apps.core.errors import KasautiError
 
@@ -73,17 +74,15 @@ def instance_texts(rows: Iterable[dict[str, Any]]) -> list[pipeline.InstanceText
     return texts
 
 
+# What instance_texts reads: the identity of the row and its translatable texts (the text
+# columns are catalog's one list, bulk.INSTANCE_TEXT_COLUMNS).
 _INSTANCE_TEXT_FIELDS = (
     "id",
     "template_version_id",
     "combination",
     "name_order",
     "context_condition",
-    "context",
-    "question",
-    "ans0",
-    "ans1",
-    "ans2",
+    *INSTANCE_TEXT_COLUMNS,
 )
 
 

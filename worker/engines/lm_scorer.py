@@ -1,0 +1,282 @@
+"""Causal language-model scoring: option log-likelihoods for multiple-choice items (BharatBBQ
+Appendix C) and sentence log-probabilities (CrowS-Pairs with a causal LM).
+
+Option scoring computes each item's shared prompt ONCE. A batch of items goes through the model
+in two forward passes:
+
+1. the prompts, right-padded, with ``use_cache=True``: the key/value cache of every prompt and
+   the next-token distribution after each prompt's last real token (which scores every
+   option's first token);
+2. the options of all items, right-padded, each row on a copy of its item's prompt cache
+   (``Cache.reorder_cache`` with repeated indices), with position ids continuing from the
+   prompt's true length and an attention mask that hides the prompt padding.
+
+Tokenisation follows lm-evaluation-harness: the prompt is encoded alone (with the tokenizer's
+usual special tokens, e.g. Llama's BOS) and an option's tokens are the tail of the encoding of
+``prompt + option`` after the prompt's tokens, so a word that the tokenizer would join across
+the boundary is scored the way the model reads the whole text. The result equals one full,
+uncached forward pass per option (tests check 1e-4 on a tiny GPT-2, English and Devanagari).
+
+Device and dtype are arguments (``device="cuda"``, ``dtype="bfloat16"`` on a GPU): every tensor
+is created on ``self.device``; nothing calls ``.cuda()``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from worker.engines.errors import ModelConfigurationError
+
+DTYPES = ("float32", "float16", "bfloat16", "auto")
+WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".gguf")
+
+
+@dataclass(frozen=True, slots=True)
+class OptionScore:
+    sum_logprob: float
+    n_tokens: int
+
+    @property
+    def mean_logprob(self) -> float:
+        return self.sum_logprob / self.n_tokens if self.n_tokens else float("-inf")
+
+
+@dataclass(frozen=True, slots=True)
+class OptionScores:
+    """The scores of one item's options, in the item's option order."""
+
+    options: tuple[OptionScore, ...]
+
+    @property
+    def sum_logprob(self) -> list[float]:
+        return [o.sum_logprob for o in self.options]
+
+    @property
+    def mean_logprob(self) -> list[float]:
+        return [o.mean_logprob for o in self.options]
+
+    @property
+    def n_tokens(self) -> list[int]:
+        return [o.n_tokens for o in self.options]
+
+    def best(self, *, by: str = "mean") -> int:
+        values = self.mean_logprob if by == "mean" else self.sum_logprob
+        return max(range(len(values)), key=values.__getitem__)
+
+
+def _torch_dtype(dtype: str):
+    import torch
+
+    if dtype not in DTYPES:
+        raise ModelConfigurationError(f"unknown dtype {dtype!r}; use one of {DTYPES}")
+    return "auto" if dtype == "auto" else getattr(torch, dtype)
+
+
+def load_causal_lm(
+    path: str | Path, *, device: str = "cpu", dtype: str = "float32"
+) -> CausalLMScorer:
+    """A scorer for the causal LM saved in ``path`` (a transformers directory), loaded offline."""
+    path = Path(path)
+    if not path.is_dir():
+        raise ModelConfigurationError("Causal LM directory not found", path=path)
+    if not (path / "config.json").is_file():
+        raise ModelConfigurationError(
+            "Causal LM directory has no config.json (not a transformers model)", path=path
+        )
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    torch_dtype = _torch_dtype(dtype)
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
+        model = AutoModelForCausalLM.from_pretrained(
+            str(path), local_files_only=True, dtype=torch_dtype
+        )
+    except (OSError, ValueError, KeyError) as exc:
+        raise ModelConfigurationError(
+            f"Cannot load a causal LM: {type(exc).__name__}: {exc}", path=path
+        ) from exc
+    try:
+        model = model.to(device).eval()
+    except (RuntimeError, AssertionError) as exc:  # e.g. "Torch not compiled with CUDA"
+        raise ModelConfigurationError(f"Cannot use device {device!r}: {exc}", path=path) from exc
+    return CausalLMScorer(model, tokenizer, path=path, device=device, dtype=dtype)
+
+
+class CausalLMScorer:
+    def __init__(self, model, tokenizer, *, path: Path, device: str, dtype: str) -> None:
+        self.model = model
+        self.tokenizer = tokenizer
+        self.path = Path(path)
+        self.device = device
+        self.dtype = dtype
+        self._weights_sha256: str | None = None
+        start = tokenizer.bos_token_id
+        self.start_id = start if start is not None else tokenizer.eos_token_id
+        self.pad_id = tokenizer.pad_token_id
+        if self.pad_id is None:
+            self.pad_id = self.start_id if self.start_id is not None else 0
+
+    # ---------------------------------------------------------------- tokenisation
+    def _encode(self, text: str, *, special: bool) -> list[int]:
+        return list(self.tokenizer(text, add_special_tokens=special)["input_ids"])
+
+    def _split(self, prompt: str, options: Sequence[str]) -> tuple[list[int], list[list[int]]]:
+        prompt = unicodedata.normalize("NFC", prompt)
+        prompt_ids = self._encode(prompt, special=True)
+        if not prompt_ids:
+            if self.start_id is None:
+                raise ModelConfigurationError(
+                    "empty prompt and the tokenizer has no BOS/EOS token to start from",
+                    path=self.path,
+                )
+            prompt_ids = [self.start_id]
+            prompt = ""
+        conts = []
+        for option in options:
+            whole = self._encode(prompt + unicodedata.normalize("NFC", option), special=True)
+            cont = whole[len(prompt_ids) :] if prompt else whole
+            if not cont:
+                raise ValueError(f"option {option!r} has no tokens after the prompt")
+            conts.append(cont)
+        return prompt_ids, conts
+
+    # ---------------------------------------------------------------- option scoring
+    def score_options(
+        self, items: Sequence[tuple[str, Sequence[str]]], *, batch_size: int = 8
+    ) -> list[OptionScores]:
+        """Σ log P(option tokens | prompt) and token counts for every option of every item."""
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        encoded = [self._split(prompt, options) for prompt, options in items]
+        # Longest prompts first: batches of similar length waste less padding (as lm-eval does).
+        order = sorted(range(len(encoded)), key=lambda i: -len(encoded[i][0]))
+        results: list[OptionScores | None] = [None] * len(encoded)
+        for start in range(0, len(order), batch_size):
+            chunk = order[start : start + batch_size]
+            scored = self._score_batch([encoded[i] for i in chunk])
+            for index, scores in zip(chunk, scored, strict=True):
+                results[index] = scores
+        return results  # type: ignore[return-value]
+
+    def _score_batch(self, batch: list[tuple[list[int], list[list[int]]]]) -> list[OptionScores]:
+        import torch
+
+        device = self.device
+        prompt_lens = [len(p) for p, _ in batch]
+        p_max = max(prompt_lens)
+        p_ids = torch.full((len(batch), p_max), self.pad_id, dtype=torch.long, device=device)
+        p_mask = torch.zeros((len(batch), p_max), dtype=torch.long, device=device)
+        for row, (ids, _) in enumerate(batch):
+            p_ids[row, : len(ids)] = torch.tensor(ids, device=device)
+            p_mask[row, : len(ids)] = 1
+        rows = [(item, cont) for item, (_, conts) in enumerate(batch) for cont in conts]
+        o_max = max(len(cont) for _, cont in rows)
+        o_ids = torch.full((len(rows), o_max), self.pad_id, dtype=torch.long, device=device)
+        o_mask = torch.zeros((len(rows), o_max), dtype=torch.long, device=device)
+        positions = torch.zeros((len(rows), o_max), dtype=torch.long, device=device)
+        for row, (item, cont) in enumerate(rows):
+            o_ids[row, : len(cont)] = torch.tensor(cont, device=device)
+            o_mask[row, : len(cont)] = 1
+            positions[row] = torch.arange(prompt_lens[item], prompt_lens[item] + o_max)
+        owner = torch.tensor([item for item, _ in rows], dtype=torch.long, device=device)
+        last = torch.tensor([prompt_lens[item] - 1 for item, _ in rows], device=device)
+
+        with torch.inference_mode():
+            first = self.model(
+                input_ids=p_ids,
+                attention_mask=p_mask,
+                position_ids=(torch.cumsum(p_mask, 1) - 1).clamp(min=0),
+                use_cache=True,
+            )
+            cache = first.past_key_values
+            # The distribution after each prompt's last real token, one row per option.
+            head = first.logits[owner, last].float().log_softmax(-1)  # (rows, vocab)
+            cache.reorder_cache(owner)
+            second = self.model(
+                input_ids=o_ids,
+                attention_mask=torch.cat([p_mask[owner], o_mask], dim=1),
+                position_ids=positions,
+                past_key_values=cache,
+                use_cache=True,
+            )
+            # Position t of the option pass predicts option token t + 1.
+            tail = second.logits[:, :-1].float().log_softmax(-1)
+            first_lp = head.gather(1, o_ids[:, :1]).squeeze(1)
+            rest_lp = tail.gather(2, o_ids[:, 1:].unsqueeze(-1)).squeeze(-1) * o_mask[:, 1:]
+            sums = (first_lp + rest_lp.sum(1)).tolist()
+
+        scores: list[list[OptionScore]] = [[] for _ in batch]
+        for row, (item, cont) in enumerate(rows):
+            scores[item].append(OptionScore(sum_logprob=float(sums[row]), n_tokens=len(cont)))
+        return [OptionScores(tuple(s)) for s in scores]
+
+    # ---------------------------------------------------------------- sentences
+    def sentence_logprob(
+        self, texts: Sequence[str], *, batch_size: int = 16
+    ) -> list[tuple[float, int]]:
+        """(Σ log P(token | BOS, preceding tokens), number of tokens) per text. The start token
+        (BOS, else EOS) conditions the first token, so every token of the text is scored."""
+        import torch
+
+        encoded = []
+        for text in texts:
+            ids = self._encode(unicodedata.normalize("NFC", text), special=False)
+            if self.start_id is not None:
+                ids = [self.start_id, *ids]
+            encoded.append(ids)
+        out: list[tuple[float, int]] = []
+        for start in range(0, len(encoded), batch_size):
+            chunk = encoded[start : start + batch_size]
+            width = max(len(ids) for ids in chunk)
+            ids_t = torch.full((len(chunk), width), self.pad_id, dtype=torch.long)
+            mask = torch.zeros((len(chunk), width), dtype=torch.long)
+            for row, ids in enumerate(chunk):
+                ids_t[row, : len(ids)] = torch.tensor(ids)
+                mask[row, : len(ids)] = 1
+            ids_t, mask = ids_t.to(self.device), mask.to(self.device)
+            with torch.inference_mode():
+                logits = self.model(input_ids=ids_t, attention_mask=mask).logits
+                lp = logits[:, :-1].float().log_softmax(-1)
+                token_lp = lp.gather(2, ids_t[:, 1:].unsqueeze(-1)).squeeze(-1) * mask[:, 1:]
+                sums = token_lp.sum(1).tolist()
+            out.extend((float(s), len(ids) - 1) for s, ids in zip(sums, chunk, strict=True))
+        return out
+
+    # ---------------------------------------------------------------- provenance
+    def weights_sha256(self) -> str:
+        """SHA-256 over the weight files (name + bytes, sorted by name); computed once."""
+        if self._weights_sha256 is None:
+            digest = hashlib.sha256()
+            for file in sorted(p for p in self.path.iterdir() if p.suffix in WEIGHT_SUFFIXES):
+                digest.update(file.name.encode())
+                with file.open("rb") as fh:
+                    for block in iter(lambda: fh.read(1 << 20), b""):
+                        digest.update(block)
+            self._weights_sha256 = digest.hexdigest()
+        return self._weights_sha256
+
+    def model_info(self) -> dict:
+        config = self.model.config
+        revision = getattr(config, "_commit_hash", None)
+        if revision is None and self.path.parent.name == "snapshots":
+            revision = self.path.name  # a Hugging Face cache snapshot directory
+        return {
+            "kind": "causal_lm",
+            "name": self.path.name,
+            "path": str(self.path),
+            "architecture": (getattr(config, "architectures", None) or [type(self.model).__name__])[
+                0
+            ],
+            "revision": revision,
+            "sha256": self.weights_sha256(),
+            "dtype": self.dtype,
+            "device": str(self.device),
+            "parameters": sum(p.numel() for p in self.model.parameters()),
+        }
