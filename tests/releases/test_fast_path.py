@@ -49,6 +49,16 @@ HOSTILE = [
 ]
 
 
+# The columns _rows writes, in its order (the others take their database defaults).
+_COLUMNS = (
+    "dataset_id", "template_version_id", "category_id", "language", "example_id",
+    "question_index", "combination", "name_order", "context_condition", "question_polarity",
+    "pairing", "proper_noun", "placeholder_values", "context", "question", "ans0", "ans1",
+    "ans2", "option_roles", "answer_info", "label", "source_instance_id", "retired_at",
+    "created_at",
+)  # fmt: skip
+
+
 def _rows(dataset_id, versions, categories, count):
     now = timezone.now()
     words = itertools.cycle(HOSTILE)
@@ -87,7 +97,7 @@ def hostile_release(db) -> Release:
         )
         versions.append((version.pk, category.pk, language))
     with transaction.atomic():
-        instances_insert(_rows(dataset.pk, versions, categories, 12_000))
+        instances_insert(_rows(dataset.pk, versions, categories, 12_000), columns=_COLUMNS)
         release = Release.objects.create(
             dataset=dataset, number=1, counts={}, content="as_published"
         )
