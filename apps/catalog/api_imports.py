@@ -7,6 +7,7 @@ from drf_spectacular.utils import (
     OpenApiExample,
     OpenApiParameter,
     OpenApiResponse,
+    PolymorphicProxySerializer,
     extend_schema,
     inline_serializer,
 )
@@ -21,9 +22,9 @@ from apps.accounts.permissions import IsResearcher
 from apps.core.api import JobOutputSerializer
 from apps.core.errors import ImportProblem, ImportRejected
 
-from .import_jobs import benchmark_import_async
-from .importers import FORMATS, ImportFile, benchmark_import
-from .importers.instances import INSTANCE_FORMATS, instances_import
+from .import_jobs import benchmark_files_import, benchmark_import_async
+from .importers import FORMATS, ImportFile
+from .importers.instances import INSTANCE_FORMATS
 
 
 class BenchmarkImportInput(serializers.Serializer):
@@ -80,23 +81,58 @@ class ImportFindingOutput(serializers.Serializer):
 
 
 class ImportReportOutput(serializers.Serializer):
+    """The report of a template-set import (every format but *-instances): each kind's counts
+    are there, zero for the kinds the format does not carry."""
+
     dataset = serializers.CharField()
     format = serializers.CharField()
     files = serializers.ListField(child=serializers.CharField())
     dataset_created = serializers.BooleanField()
-    templates = ImportCounts()
-    pairs = ImportCounts()
-    tuples = ImportCounts()
-    context_sets = ImportCounts()
+    templates = ImportCounts(help_text="bbq, bharatbbq, esbbq, cabbq: templates.")
+    pairs = ImportCounts(help_text="indibias: sentence pairs.")
+    tuples = ImportCounts(help_text="indibias: stereotype tuples.")
+    context_sets = ImportCounts(help_text="indicasa: context sets.")
     sentences = serializers.IntegerField()
     by_category = serializers.DictField(child=serializers.IntegerField())
     skipped = serializers.ListField(child=serializers.CharField())
     strict = serializers.BooleanField()
+    seed = serializers.IntegerField(help_text="bbq: the seed of the name and word draws.")
     findings = ImportFindingOutput(many=True)
     findings_by_kind = serializers.DictField(
         child=serializers.IntegerField(), help_text="Kind -> count, most frequent first."
     )
     findings_new = serializers.IntegerField(help_text="Findings not recorded by an earlier import.")
+
+
+class InstanceImportReportOutput(serializers.Serializer):
+    """The report of a published-instances import (the *-instances formats)."""
+
+    dataset = serializers.CharField()
+    format = serializers.CharField()
+    files = serializers.ListField(child=serializers.CharField())
+    dataset_created = serializers.BooleanField()
+    created = serializers.IntegerField(help_text="Instances written.")
+    unchanged = serializers.IntegerField(help_text="Instances already there, the same.")
+    by_category = serializers.DictField(
+        child=serializers.IntegerField(), help_text="Rows read per category."
+    )
+    verbatim = serializers.IntegerField(
+        help_text="Rows whose text Kasauti's fields could not reproduce; kept verbatim."
+    )
+    findings = serializers.DictField(
+        child=serializers.IntegerField(), help_text="New findings, kind -> count."
+    )
+
+
+# The 201 body: which report depends on the format asked for.
+ImportReportAnyOutput = PolymorphicProxySerializer(
+    component_name="ImportReportAny",
+    serializers={
+        **{name: ImportReportOutput for name in FORMATS},
+        **{name: InstanceImportReportOutput for name in INSTANCE_FORMATS},
+    },
+    resource_type_field_name="format",
+)
 
 
 ImportRejectedOutput = inline_serializer(
@@ -157,7 +193,7 @@ class BenchmarkImportApi(APIView):
         summary="Import benchmark files into a dataset",
         request={"multipart/form-data": BenchmarkImportInput},
         responses={
-            201: ImportReportOutput,
+            201: ImportReportAnyOutput,
             202: OpenApiResponse(
                 JobOutputSerializer,
                 description="Large uploads (over KASAUTI_IMPORT_INLINE_MAX_BYTES, or with "
@@ -227,18 +263,10 @@ class BenchmarkImportApi(APIView):
                 created_by=request.user,
                 language=values["language"],
                 category=values["category"],
+                seed=values["seed"],
             )
             return Response(JobOutputSerializer(job).data, status=status.HTTP_202_ACCEPTED)
-        if values["format"] in INSTANCE_FORMATS:
-            report = instances_import(
-                dataset_name=values["dataset"],
-                fmt=values["format"],
-                files=[ImportFile(name=f.name, data=f.read()) for f in values["files"]],
-                created_by=request.user,
-                strict=values["strict"],
-            )
-            return Response(report.as_dict(), status=status.HTTP_201_CREATED)
-        report = benchmark_import(
+        report = benchmark_files_import(
             dataset_name=values["dataset"],
             fmt=values["format"],
             files=[ImportFile(name=f.name, data=f.read()) for f in values["files"]],

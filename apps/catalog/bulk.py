@@ -17,18 +17,26 @@ from django.db import connection
 from .models import Instance
 
 # The one definition of an Instance row's columns: every column of the model but its id, in
-# model order (JSON columns are passed already encoded, as str). The other column lists are
-# subsets or reorderings of it, checked by instances_insert: the generator's
+# model order (JSON columns are passed already encoded, as str). The other column lists derive
+# from it, or are subsets / reorderings checked by instances_insert: the generator's
 # (apps.catalog.services.ORIGINAL_INSTANCE_COLUMNS, ordered for speed), translation's
 # (INSTANCE_TEXT_COLUMNS, the texts a translated copy replaces).
-INSTANCE_COLUMNS: tuple[str, ...] = tuple(
-    field.column
-    for field in Instance._meta.concrete_fields
-    if not field.primary_key and field.column != "review"
+INSTANCE_ALL_COLUMNS: tuple[str, ...] = tuple(
+    field.column for field in Instance._meta.concrete_fields if not field.primary_key
 )
-# A translation's rows add its review facts (written by the translation app); original rows
+# Only an instance imported from a published file sets these (the rest take the defaults).
+PUBLISHED_ONLY_COLUMNS = ("noun_form", "source_id", "additional_metadata")
+# Only a translation sets its review facts (written by the translation app); original rows
 # leave the column to its database default ({}).
-TRANSLATED_INSTANCE_COLUMNS: tuple[str, ...] = (*INSTANCE_COLUMNS, "review")
+TRANSLATION_ONLY_COLUMNS = ("review",)
+# The default row layout (positional tuples): all but the published- and translation-only.
+INSTANCE_COLUMNS = tuple(
+    c
+    for c in INSTANCE_ALL_COLUMNS
+    if c not in PUBLISHED_ONLY_COLUMNS and c not in TRANSLATION_ONLY_COLUMNS
+)
+# A translated copy's rows: the default layout plus its review facts.
+TRANSLATED_INSTANCE_COLUMNS: tuple[str, ...] = (*INSTANCE_COLUMNS, *TRANSLATION_ONLY_COLUMNS)
 # The texts of an instance that are translated (and compared on re-import).
 INSTANCE_TEXT_COLUMNS = ("context", "question", "ans0", "ans1", "ans2")
 _JSON_COLUMNS = {
@@ -56,7 +64,7 @@ def instances_insert(
 ) -> int:
     """Insert rows (tuples in `columns` order; columns left out get NULL). Must run inside a
     transaction if the caller wants all-or-nothing. Returns the number of rows written."""
-    unknown = [column for column in columns if column not in TRANSLATED_INSTANCE_COLUMNS]
+    unknown = [column for column in columns if column not in INSTANCE_ALL_COLUMNS]
     if unknown:
         raise ValueError(f"not Instance columns: {', '.join(unknown)}")
     if connection.vendor == "postgresql":

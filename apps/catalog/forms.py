@@ -62,3 +62,9 @@ class BenchmarkImportForm(forms.Form):
         required=False,
         help_text="Reject the import if there is any finding (authoring pipelines).",
     )
+    seed = forms.IntegerField(
+        required=False,
+        initial=0,
+        min_value=0,
+        help_text="bbq: seed of the name and word draws of BBQ's generator (recorded).",
+    )

@@ -21,8 +21,8 @@ from apps.core.errors import ImportRejected
 from apps.core.models import Job
 from apps.core.services import job_create, job_dispatch
 
-from .importers import ImportFile, benchmark_import
-from .importers.instances import INSTANCE_FORMATS, instances_import
+from .importers import ImportFile, ImportReport, benchmark_import
+from .importers.instances import INSTANCE_FORMATS, InstanceImportReport, instances_import
 from .jobs import IMPORT
 
 IMPORTS_DIR = "imports"
@@ -38,6 +38,35 @@ def _safe_name(name: str) -> str:
     return cleaned[:100] or "upload"
 
 
+def benchmark_files_import(
+    *,
+    dataset_name: str,
+    fmt: str,
+    files: list[ImportFile],
+    created_by=None,
+    language: str = "en",
+    category: str = "",
+    strict: bool = False,
+    seed: int = 0,
+) -> ImportReport | InstanceImportReport:
+    """Import files of any format (the page, the API and the job all come here): published
+    instance files through instances_import, template sets through benchmark_import."""
+    if fmt in INSTANCE_FORMATS:
+        return instances_import(
+            dataset_name=dataset_name, fmt=fmt, files=files, created_by=created_by, strict=strict
+        )
+    return benchmark_import(
+        dataset_name=dataset_name,
+        fmt=fmt,
+        files=files,
+        created_by=created_by,
+        language=language,
+        category=category,
+        strict=strict,
+        seed=seed,
+    )
+
+
 def benchmark_import_async(
     *,
     dataset_name: str,
@@ -46,6 +75,7 @@ def benchmark_import_async(
     created_by=None,
     language: str = "en",
     category: str = "",
+    seed: int = 0,
 ) -> Job:
     """Store the uploads and queue their import; the job's result is the import report."""
     key = uuid.uuid4().hex
@@ -67,6 +97,7 @@ def benchmark_import_async(
             "format": fmt,
             "language": language,
             "category": category,
+            "seed": seed,
             "directory": key,
             "files": files,
         },
@@ -85,20 +116,14 @@ def benchmark_import_job_work(*, job: Job) -> dict[str, Any]:
         for item in params["files"]
     ]
     try:
-        if params["format"] in INSTANCE_FORMATS:
-            return instances_import(
-                dataset_name=params["dataset"],
-                fmt=params["format"],
-                files=files,
-                created_by=job.created_by,
-            ).as_dict()
-        report = benchmark_import(
+        report = benchmark_files_import(
             dataset_name=params["dataset"],
             fmt=params["format"],
             files=files,
             created_by=job.created_by,
             language=params["language"],
             category=params["category"],
+            seed=params.get("seed", 0),
         )
     except ImportRejected as rejected:
         Job.objects.filter(pk=job.pk).update(

@@ -70,6 +70,8 @@ def _import_summary(job: Job) -> list[str]:
     result = job.result or {}
     files = ", ".join(result.get("files") or []) or "no file"
     lines = [f"Imported {files} ({result.get('format', '?')}) into {result.get('dataset')!r}."]
+    if result.get("format") == "bbq":
+        lines.append(f"Seed of the name and word draws: {result.get('seed', 0)}.")
     for key, label in (
         ("templates", "templates"),
         ("pairs", "sentence pairs"),

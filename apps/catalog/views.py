@@ -13,8 +13,8 @@ from apps.core.errors import ImportRejected
 
 from . import page_selectors
 from .forms import BenchmarkImportForm, InstanceFilterForm
-from .importers import ImportFile, ImportReport, benchmark_import
-from .importers.instances import INSTANCE_FORMATS, instances_import
+from .import_jobs import benchmark_files_import
+from .importers import ImportFile, ImportReport
 from .models import LANGUAGE_NAMES, Dataset, Finding, Template
 from .services import dataset_instantiate_async
 
@@ -96,7 +96,7 @@ def benchmark_import_page(request: HttpRequest) -> HttpResponse:
     as tables: findings grouped by kind, or the problems that rejected the import."""
     context: dict = {"datasets": Dataset.objects.order_by("name").values_list("name", flat=True)}
     if request.method == "GET":
-        context["form"] = BenchmarkImportForm(initial={"language": "en"})
+        context["form"] = BenchmarkImportForm(initial={"language": "en", "seed": 0})
         return render(request, "catalog/import.html", context)
     form = BenchmarkImportForm(request.POST)
     context["form"] = form
@@ -108,24 +108,16 @@ def benchmark_import_page(request: HttpRequest) -> HttpResponse:
     values = form.cleaned_data
     files = [ImportFile(name=upload.name, data=upload.read()) for upload in uploads]
     try:
-        if values["format"] in INSTANCE_FORMATS:
-            report = instances_import(
-                dataset_name=values["dataset"],
-                fmt=values["format"],
-                files=files,
-                created_by=request.user,
-                strict=values["strict"],
-            )
-        else:
-            report = benchmark_import(
-                dataset_name=values["dataset"],
-                fmt=values["format"],
-                files=files,
-                created_by=request.user,
-                language=values["language"] or "en",
-                category=values["category"],
-                strict=values["strict"],
-            )
+        report = benchmark_files_import(
+            dataset_name=values["dataset"],
+            fmt=values["format"],
+            files=files,
+            created_by=request.user,
+            language=values["language"] or "en",
+            category=values["category"],
+            strict=values["strict"],
+            seed=values["seed"] or 0,
+        )
     except ImportRejected as rejected:
         context["problems"] = page_selectors.problems_by_kind(rejected.problems)
         context["problem_count"] = len(rejected.problems)

@@ -20,6 +20,7 @@ from django.db.models import QuerySet, TextField
 from django.db.models.functions import Cast
 from django.urls import reverse
 
+from apps.catalog.bulk import INSTANCE_TEXT_COLUMNS
 from apps.catalog.models import (
     ContextSentence,
     ContextSet,
@@ -89,11 +90,7 @@ _INSTANCE_FIELDS = (
     "answer_info_text",
     "pairing",
     "proper_noun",
-    "context",
-    "question",
-    "ans0",
-    "ans1",
-    "ans2",
+    *INSTANCE_TEXT_COLUMNS,  # catalog's one list of an instance's texts
     "label",
     "language",
     "source_instance_id",

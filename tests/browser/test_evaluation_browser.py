@@ -23,6 +23,9 @@ def test_researcher_runs_a_zero_shot_evaluation_and_sees_the_heat_maps(
     model = ModelEntry.objects.create(
         name="tiny-gpt2", kind=ModelKind.CAUSAL_LM, path=str(tiny_gpt2_dir)
     )
+    # Model loading and scoring share two cores with the web server: allow slow page loads
+    # (every wait below is for a condition, not a fixed time).
+    page.set_default_timeout(60_000)
     base = live_server.url
     login(page, base, "rekha")
     page.goto(f"{base}/evaluation/")

@@ -74,3 +74,33 @@ def test_researcher_drops_files_and_reads_the_report(live_server, page, demo_use
     page.click("text=Review the dataset's findings")
     page.wait_for_selector("#findings-by-kind")
     assert page.text_content("#findings-by-kind td[data-kind='duplicate-sentence']") == "1"
+
+
+def test_bbq_import_with_a_seed_shows_it_in_the_report(live_server, page, demo_users):
+    """The seed of BBQ's name and word draws (what the API and the command take) is a field of
+    the page; the report says which seed was used and every template records it."""
+    from pathlib import Path
+
+    from apps.catalog.models import TemplateVersion
+
+    data = Path(__file__).resolve().parents[1] / "data" / "import" / "bbq"
+    files = [
+        {"name": path.name, "mimeType": "text/csv", "buffer": path.read_bytes()}
+        for path in (data / "new_templates - Religion.csv", data / "vocabulary.csv")
+    ]
+    base = live_server.url
+    login(page, base, "rekha")
+    page.goto(f"{base}/import/")
+    assert page.input_value("#id_seed") == "0"
+    page.select_option("#id_format", "bbq")
+    page.fill("#id_dataset", "BBQ seeded")
+    page.fill("#id_seed", "7")
+    page.set_input_files("#id_files", files=files)
+    page.click("#import-button")
+    page.wait_for_selector("#import-report")
+    assert "seed of the name and word draws: 7" in page.text_content("#import-report")
+    seeds = {
+        version.generator_data.get("seed")
+        for version in TemplateVersion.objects.filter(template__dataset__name="BBQ seeded")
+    }
+    assert seeds == {7}

@@ -94,3 +94,39 @@ def test_openapi_describes_the_upload() -> None:
     assert {"201", "400", "403"} <= set(operation["responses"])
     problems = schema["components"]["schemas"]["ImportRejected"]["properties"]["problems"]
     assert problems["items"]["$ref"].endswith("ImportProblem")
+
+
+@pytest.mark.parametrize(
+    ("fmt", "files", "kind"),
+    [
+        ("bharatbbq", ["bharatbbq/Caste.csv"], "templates"),
+        ("indibias", ["indibias/IndiBias_sample.csv", "indibias/tuples.csv"], "pairs"),
+        ("indicasa", ["indicasa/IndiCASA_dataset - gender.csv"], "context_sets"),
+        ("bbq-instances", ["published/Age.jsonl"], "created"),
+    ],
+)
+def test_every_report_matches_the_documented_response(researcher_client, fmt, files, kind):
+    """The 201 body is one of two documented reports, chosen by `format`: the template-set
+    report (templates, pairs, tuples, context sets) or the published-instances report."""
+    import json
+
+    import jsonschema
+
+    schema = json.loads(json.dumps(SchemaGenerator().get_schema(request=None, public=True)))
+    response_schema = schema["paths"]["/api/imports/"]["post"]["responses"]["201"]
+    ref = response_schema["content"]["application/json"]["schema"]["$ref"]
+    report = schema["components"]["schemas"][ref.rsplit("/", 1)[1]]
+    mapping = report["discriminator"]["mapping"]
+    assert len(report["oneOf"]) == 2
+    response = researcher_client.post(
+        URL,
+        {"format": fmt, "dataset": f"d-{fmt}", "files": [upload(name) for name in files]},
+        format="multipart",
+    )
+    assert response.status_code == 201, response.json()
+    body = response.json()
+    expected = "InstanceImportReportOutput" if fmt.endswith("-instances") else "ImportReportOutput"
+    assert mapping[fmt].endswith(f"/{expected}")
+    validator = jsonschema.Draft202012Validator({**schema, "$ref": ref})
+    validator.validate(body)  # exactly one of the oneOf matches
+    assert body[kind] if kind == "created" else body[kind]["created"] > 0

@@ -4,9 +4,10 @@ Appendix C) and sentence log-probabilities (CrowS-Pairs with a causal LM).
 Option scoring computes each item's shared prompt ONCE. A batch of items goes through the model
 in two forward passes:
 
-1. the prompts, right-padded, with ``use_cache=True``: the key/value cache of every prompt and
-   the next-token distribution after each prompt's last real token (which scores every
-   option's first token);
+1. the prompts, left-padded, with ``use_cache=True`` and ``logits_to_keep=1``: the key/value
+   cache of every prompt and only the next-token distribution after its last token (which
+   scores every option's first token; a 128k vocabulary times every prompt position would be
+   gigabytes on a real model);
 2. the options of all items, right-padded, each row on a copy of its item's prompt cache
    (``Cache.reorder_cache`` with repeated indices), with position ids continuing from the
    prompt's true length and an attention mask that hides the prompt padding.
@@ -171,11 +172,13 @@ class CausalLMScorer:
         device = self.device
         prompt_lens = [len(p) for p, _ in batch]
         p_max = max(prompt_lens)
+        # Prompts are LEFT-padded so every prompt ends at the last column: the first pass keeps
+        # the logits of that column only (logits_to_keep=1), not prompt x vocabulary floats.
         p_ids = torch.full((len(batch), p_max), self.pad_id, dtype=torch.long, device=device)
         p_mask = torch.zeros((len(batch), p_max), dtype=torch.long, device=device)
         for row, (ids, _) in enumerate(batch):
-            p_ids[row, : len(ids)] = torch.tensor(ids, device=device)
-            p_mask[row, : len(ids)] = 1
+            p_ids[row, p_max - len(ids) :] = torch.tensor(ids, device=device)
+            p_mask[row, p_max - len(ids) :] = 1
         rows = [(item, cont) for item, (_, conts) in enumerate(batch) for cont in conts]
         o_max = max(len(cont) for _, cont in rows)
         o_ids = torch.full((len(rows), o_max), self.pad_id, dtype=torch.long, device=device)
@@ -186,7 +189,6 @@ class CausalLMScorer:
             o_mask[row, : len(cont)] = 1
             positions[row] = torch.arange(prompt_lens[item], prompt_lens[item] + o_max)
         owner = torch.tensor([item for item, _ in rows], dtype=torch.long, device=device)
-        last = torch.tensor([prompt_lens[item] - 1 for item, _ in rows], device=device)
 
         with torch.inference_mode():
             first = self.model(
@@ -194,10 +196,11 @@ class CausalLMScorer:
                 attention_mask=p_mask,
                 position_ids=(torch.cumsum(p_mask, 1) - 1).clamp(min=0),
                 use_cache=True,
+                logits_to_keep=1,
             )
             cache = first.past_key_values
             # The distribution after each prompt's last real token, one row per option.
-            head = first.logits[owner, last].float().log_softmax(-1)  # (rows, vocab)
+            head = first.logits[owner, -1].float().log_softmax(-1)  # (rows, vocab)
             cache.reorder_cache(owner)
             second = self.model(
                 input_ids=o_ids,

@@ -89,6 +89,7 @@ class ImportReport:
     by_category: dict[str, int] = field(default_factory=dict)  # rows read per category
     skipped: list[str] = field(default_factory=list)
     strict: bool = False
+    seed: int = 0  # the seed of BBQ's name and word draws (bbq only; recorded with each template)
     # Every finding of this import (file, line, field, kind, message, original, concerns),
     # in file order, and how many of each kind; `findings_new` were not recorded before.
     findings: list[dict[str, Any]] = field(default_factory=list)
@@ -114,6 +115,8 @@ class ImportReport:
             f"dataset {self.dataset!r}{' (created)' if self.dataset_created else ''}, "
             f"format {self.format}, {len(self.files)} file(s)"
         ]
+        if self.format == "bbq":
+            lines.append(f"seed of the name and word draws: {self.seed}")
         kinds = (
             ("templates", self.templates, "new versions"),
             ("sentence pairs", self.pairs, "updated"),
@@ -280,7 +283,7 @@ def benchmark_import(
         raise ImportRejected(result.problems)
 
     report = ImportReport(
-        dataset=dataset_name, format=fmt, files=[f.name for f in files], strict=strict
+        dataset=dataset_name, format=fmt, files=[f.name for f in files], strict=strict, seed=seed
     )
     report.skipped = result.skipped
     report.by_category = _by_category(result)
