@@ -58,7 +58,13 @@ def gunicorn(*, workers: int = 2, threads: int = 4):
         yield base
     finally:
         process.terminate()
-        process.wait(timeout=20)
+        try:
+            # Graceful stop; on a loaded machine the workers may take longer than this to
+            # finish their last requests: the measured run is over, so do not lose its figures.
+            process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
 
 
 def session_cookie(user) -> str:

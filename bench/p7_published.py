@@ -118,7 +118,7 @@ def run_source(key: str, ref: Path, repeats: int) -> dict:
     orm = [orm_baseline(fmt, files) for _ in range(repeats)]
 
     started = time.perf_counter()
-    release = release_create(dataset=dataset)
+    release = release_create(dataset=dataset, content="as_published")
     release_seconds = time.perf_counter() - started
     published = release.files.get(kind="published")
     with tempfile.TemporaryDirectory() as tmp:

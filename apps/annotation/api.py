@@ -508,6 +508,7 @@ class CorrectionApi(APIView):
             "similarity": string.similarity if string else None,
             "corrected_text": item.corrected_text,
             "history": corrections.correction_history(item=item),
+            "instances": corrections.corrected_instances(item=item),
         }
 
     @extend_schema(responses=OpenApiTypes.OBJECT)

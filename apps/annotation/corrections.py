@@ -9,10 +9,12 @@ from __future__ import annotations
 from django.db.models import QuerySet
 
 from apps.accounts.roles import is_researcher
+from apps.catalog.models import Instance
 from apps.core.errors import KasautiError
 from apps.core.text import nfc
 from apps.translation.models import CorrectionItem, CorrectionRevision
 from apps.translation.services import correction_item_resolve
+from apps.translation.services.review import instance_revisions
 
 from .services import PermissionRefused, annotator_languages
 
@@ -80,3 +82,14 @@ def correction_history(*, item: CorrectionItem) -> list[dict]:
             }
         )
     return history
+
+
+def corrected_instances(*, item: CorrectionItem) -> list[dict]:
+    """The translated instances this correction rewrote, each with its revisions (the machine
+    assembly first, then every corrected row with who and when)."""
+    live = Instance.objects.filter(
+        retired_at__isnull=True, review__corrections__contains=[{"item": item.pk}]
+    ).order_by("id")
+    return [
+        {"instance": row.pk, "revisions": instance_revisions(instance=row)} for row in live[:50]
+    ]

@@ -26,11 +26,26 @@ INSTANCE_ALL_COLUMNS: tuple[str, ...] = tuple(
 )
 # Only an instance imported from a published file sets these (the rest take the defaults).
 PUBLISHED_ONLY_COLUMNS = ("noun_form", "source_id", "additional_metadata")
-# The default row layout (positional tuples, translated copies): all but the published-only.
-INSTANCE_COLUMNS = tuple(c for c in INSTANCE_ALL_COLUMNS if c not in PUBLISHED_ONLY_COLUMNS)
+# Only a translation sets its review facts (written by the translation app); original rows
+# leave the column to its database default ({}).
+TRANSLATION_ONLY_COLUMNS = ("review",)
+# The default row layout (positional tuples): all but the published- and translation-only.
+INSTANCE_COLUMNS = tuple(
+    c
+    for c in INSTANCE_ALL_COLUMNS
+    if c not in PUBLISHED_ONLY_COLUMNS and c not in TRANSLATION_ONLY_COLUMNS
+)
+# A translated copy's rows: the default layout plus its review facts.
+TRANSLATED_INSTANCE_COLUMNS: tuple[str, ...] = (*INSTANCE_COLUMNS, *TRANSLATION_ONLY_COLUMNS)
 # The texts of an instance that are translated (and compared on re-import).
 INSTANCE_TEXT_COLUMNS = ("context", "question", "ans0", "ans1", "ans2")
-_JSON_COLUMNS = {"placeholder_values", "option_roles", "answer_info", "additional_metadata"}
+_JSON_COLUMNS = {
+    "placeholder_values",
+    "option_roles",
+    "answer_info",
+    "additional_metadata",
+    "review",
+}
 
 
 def instance_row(values: dict[str, Any], *, columns: Sequence[str] = INSTANCE_COLUMNS) -> tuple:

@@ -430,6 +430,12 @@ class Instance(models.Model):
     )
     retired_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # A translation's review facts, written by the translation app when it assembles the row
+    # or replaces it after an accepted correction: {"status": "passed" | "flagged" |
+    # "corrected", "similarity" (lowest of its strings), "threshold", "flagged" / "corrected"
+    # (source strings), model versions, "revision", "replaces"}. Empty for original rows,
+    # whose review status is their template version's. Releases filter on "status" only.
+    review = models.JSONField(default=dict, blank=True, db_default={})
 
     class Meta:
         ordering = ["dataset", "category", "example_id"]
@@ -445,6 +451,9 @@ class Instance(models.Model):
                     "question_polarity",
                     "pairing",
                 ],
+                # Live rows only: a corrected translation replaces its row with a new revision
+                # and retires the old one (kept for history and the releases that froze it).
+                condition=Q(retired_at__isnull=True),
                 name="instance_identity",
             ),
         ]

@@ -26,7 +26,7 @@ from apps.accounts.permissions import HasRole, IsResearcher
 from apps.catalog.models import Dataset
 from apps.core.api import JobOutputSerializer
 
-from .models import FileFormat, FileKind, Release, ReleaseFile
+from .models import ContentMode, FileFormat, FileKind, Release, ReleaseFile
 from .selectors import ReleaseFilter, release_file_get, release_get, release_list
 from .services import (
     dataset_export_refuse,
@@ -68,6 +68,7 @@ class ReleaseOutputSerializer(serializers.ModelSerializer):
             "created_by",
             "created_at",
             "counts",
+            "content",
             "files",
         ]
 
@@ -113,6 +114,12 @@ class DatasetReleaseCreateApi(APIView):
 
     class InputSerializer(serializers.Serializer):
         notes = serializers.CharField(required=False, allow_blank=True, default="")
+        content = serializers.ChoiceField(
+            choices=ContentMode.choices,
+            default=ContentMode.REVIEWED,
+            help_text="reviewed (default): approved templates and translations that passed "
+            "the similarity check or were corrected; as_published: every live instance.",
+        )
 
         class Meta:
             ref_name = "ReleaseCreateInput"
@@ -136,10 +143,15 @@ class DatasetReleaseCreateApi(APIView):
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         notes = serializer.validated_data["notes"]
+        content = serializer.validated_data["content"]
         if request.query_params.get("async", "").lower() in {"1", "true", "yes"}:
-            job = release_create_async(dataset=dataset, requested_by=request.user, notes=notes)
+            job = release_create_async(
+                dataset=dataset, requested_by=request.user, notes=notes, content=content
+            )
             return Response(JobOutputSerializer(job).data, status=status.HTTP_202_ACCEPTED)
-        release = release_create(dataset=dataset, created_by=request.user, notes=notes)
+        release = release_create(
+            dataset=dataset, created_by=request.user, notes=notes, content=content
+        )
         # Identical to the latest release: that release is the answer (200), no copy is made.
         reused = getattr(release, "reused", False)
         release = release_get(release_id=release.pk)

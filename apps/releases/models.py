@@ -59,6 +59,13 @@ class ImmutableModel(models.Model):
         )
 
 
+class ContentMode(models.TextChoices):
+    """What a release takes of its dataset's live instances."""
+
+    REVIEWED = "reviewed", "Reviewed only"
+    AS_PUBLISHED = "as_published", "Everything, as published"
+
+
 class Release(ImmutableModel):
     # PROTECT: a dataset with releases cannot be deleted (its files would lose their owner).
     dataset = models.ForeignKey(Dataset, on_delete=models.PROTECT, related_name="releases")
@@ -74,6 +81,11 @@ class Release(ImmutableModel):
     # What the release froze, in short (see services._live_fingerprint): a request for a release
     # identical to the latest one returns the latest instead of making a copy.
     fingerprint = models.CharField(max_length=64, blank=True)
+    # "reviewed": instances of approved template versions whose translation (if any) passed
+    # the similarity check or was corrected by a human; "as_published": every live instance.
+    content = models.CharField(
+        max_length=12, choices=ContentMode, default=ContentMode.REVIEWED, db_default="as_published"
+    )
 
     class Meta:
         ordering = ["dataset", "-number"]

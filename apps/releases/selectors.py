@@ -93,7 +93,28 @@ _INSTANCE_FIELDS = (
     *INSTANCE_TEXT_COLUMNS,  # catalog's one list of an instance's texts
     "label",
     "language",
+    "source_instance_id",
+    "review",
 )
+
+
+# The review facts a release exports for a translated instance (catalog Instance.review), in
+# the order PostgreSQL's jsonb writes keys (by length, then bytes), so both serialisations of a
+# row are the same bytes.
+TRANSLATION_REVIEW_KEYS = (
+    "status",
+    "revision",
+    "threshold",
+    "similarity",
+    "embedder_version",
+    "forward_model_version",
+    "backward_model_version",
+)
+
+
+def translation_review(review: dict[str, Any] | None) -> dict[str, Any]:
+    review = review or {}
+    return {key: review.get(key) for key in TRANSLATION_REVIEW_KEYS}
 
 
 def _template_metadata(*, dataset_id: int) -> dict[int, dict[str, Any]]:
@@ -108,8 +129,11 @@ def _template_metadata(*, dataset_id: int) -> dict[int, dict[str, Any]]:
             "version": variant or "None",
             "source": source,
             "template_id": template_id,
+            # Kasauti's review facts: the template version's status and, for a translation,
+            # the row's own (similarity, passed / flagged / corrected, model versions).
+            "review_status": status,
         }
-        for version_id, subcategory, groups, variant, source, template_id in (
+        for version_id, subcategory, groups, variant, source, template_id, status in (
             TemplateVersion.objects.filter(template__dataset_id=dataset_id).values_list(
                 "id",
                 "subcategory",
@@ -117,6 +141,7 @@ def _template_metadata(*, dataset_id: int) -> dict[int, dict[str, Any]]:
                 "template__variant",
                 "source",
                 "template__external_id",
+                "status",
             )
         )
     }
@@ -138,6 +163,7 @@ def release_instance_rows(*, release: Release, chunk_size: int = CHUNK_SIZE) -> 
     for (
         version_id, example_id, question_index, polarity, condition, category, info_text,
         pairing, proper_noun, context, question, ans0, ans1, ans2, label, language,
+        source_instance_id, review,
     ) in rows:  # fmt: skip
         if info_text != last_text:
             decoded = json.loads(info_text)
@@ -155,6 +181,7 @@ def release_instance_rows(*, release: Release, chunk_size: int = CHUNK_SIZE) -> 
                 **metadata[version_id],
                 "pairing": pairing,
                 "proper_noun": proper_noun,
+                "translation_review": translation_review(review) if source_instance_id else None,
             },
             "context": context,
             "question": question,
@@ -203,6 +230,7 @@ _METADATA_PREFIX_SQL = "'{' || " + _sql_members(
         ("version", _sql_json("COALESCE(NULLIF(t.variant, ''), 'None')")),
         ("source", _sql_json("v.source")),
         ("template_id", _sql_json("t.external_id")),
+        ("review_status", _sql_json("v.status")),
     ]
 )
 _METADATA_SQL = (
@@ -211,6 +239,12 @@ _METADATA_SQL = (
         [
             ("pairing", _sql_json("i.pairing")),
             ("proper_noun", "CASE WHEN i.proper_noun THEN 'true' ELSE 'false' END"),
+            (
+                "translation_review",
+                "CASE WHEN i.source_instance_id IS NULL THEN 'null' ELSE jsonb_build_object("
+                + ", ".join(f"'{key}', i.review -> '{key}'" for key in TRANSLATION_REVIEW_KEYS)
+                + ")::text END",
+            ),
         ]
     )
     + " || '}'"

@@ -20,15 +20,22 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Count, Max, Min
+from django.db.models import Count, Max, Min, Q, QuerySet
 from django.utils.text import slugify
 
-from apps.catalog.models import ContextSet, Dataset, Instance, SentencePair, StereotypeTuple
+from apps.catalog.models import (
+    ContextSet,
+    Dataset,
+    Instance,
+    ReviewStatus,
+    SentencePair,
+    StereotypeTuple,
+)
 from apps.catalog.services import instantiation_plan
 from apps.core.errors import ConflictError, KasautiError, NotReleasedError
 from apps.core.models import Job
 
-from .models import TABLE_KINDS, FileKind, Release, ReleaseFile, ReleaseInstance
+from .models import TABLE_KINDS, ContentMode, FileKind, Release, ReleaseFile, ReleaseInstance
 from .published import CONTENT_TYPES, published_file_write, release_is_published
 from .selectors import release_instance_line_batches, release_latest, release_rows
 from .writers import WRITERS, HashingFile, batched
@@ -76,11 +83,28 @@ def sha256_digest_header(hex_digest: str) -> str:
     return "sha-256=" + base64.b64encode(bytes.fromhex(hex_digest)).decode("ascii")
 
 
-def _live_counts(dataset: Dataset) -> dict[str, Any]:
+REVIEWED_TRANSLATION = ("passed", "corrected")
+
+
+def live_instances(*, dataset: Dataset, content: str = ContentMode.REVIEWED) -> QuerySet[Instance]:
+    """The live instances a release of `dataset` takes. Reviewed: instances of approved
+    template versions; a translation also needs its review facts (written by the translation
+    app onto the catalog row) to say it passed the similarity check or was corrected."""
+    qs = Instance.objects.filter(dataset=dataset, retired_at__isnull=True)
+    if content == ContentMode.AS_PUBLISHED:
+        return qs
+    if content != ContentMode.REVIEWED:
+        raise KasautiError(f"content: {content!r} is not one of reviewed, as_published")
+    return qs.filter(template_version__status=ReviewStatus.APPROVED).filter(
+        Q(source_instance__isnull=True) | Q(review__status__in=REVIEWED_TRANSLATION)
+    )
+
+
+def _live_counts(dataset: Dataset, content: str) -> dict[str, Any]:
     by_category_language: dict[str, dict[str, int]] = defaultdict(dict)
     total = 0
     for row in (
-        Instance.objects.filter(dataset=dataset, retired_at__isnull=True)
+        live_instances(dataset=dataset, content=content)
         .values("category__name", "language")
         .annotate(n=Count("id"))
         .order_by("category__name", "language")
@@ -96,13 +120,13 @@ def _live_counts(dataset: Dataset) -> dict[str, Any]:
     }
 
 
-def _live_fingerprint(dataset: Dataset, counts: dict[str, Any]) -> str:
+def _live_fingerprint(dataset: Dataset, counts: dict[str, Any], content: str) -> str:
     """A digest of what a release of the dataset would freeze now: the counts and the id
     range of its live rows. Instances are never edited in place (a new template version makes
     new rows and retires the old), so equal counts and id ranges mean the same rows."""
-    marks: dict[str, Any] = {"counts": counts}
+    marks: dict[str, Any] = {"counts": counts, "content": content}
     for name, queryset in (
-        ("instances", Instance.objects.filter(dataset=dataset, retired_at__isnull=True)),
+        ("instances", live_instances(dataset=dataset, content=content)),
         ("sentence_pairs", SentencePair.objects.filter(dataset=dataset)),
         ("tuples", StereotypeTuple.objects.filter(dataset=dataset)),
         ("context_sets", ContextSet.objects.filter(dataset=dataset)),
@@ -116,7 +140,6 @@ def _membership_insert(*, release: Release) -> int:
     """Freeze the dataset's live instances into the release: one INSERT ... SELECT, nothing
     passes through Python."""
     membership = ReleaseInstance._meta.db_table
-    instance = Instance._meta.db_table
     immediate = connection.vendor == "postgresql"
     with connection.cursor() as cursor:
         if immediate:
@@ -124,10 +147,15 @@ def _membership_insert(*, release: Release) -> int:
             # queues one check per membership row and runs them all at COMMIT, after the files
             # are written. Checked now, they run inside this one statement.
             cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+        members, params = (
+            live_instances(dataset=release.dataset, content=release.content)
+            .values("id")
+            .query.sql_with_params()
+        )
         cursor.execute(
             f"INSERT INTO {membership} (release_id, instance_id) "  # noqa: S608 (table names)
-            f"SELECT %s, id FROM {instance} WHERE dataset_id = %s AND retired_at IS NULL",
-            [release.pk, release.dataset_id],
+            f"SELECT %s, m.id FROM ({members}) m",
+            [release.pk, *params],
         )
         inserted = cursor.rowcount
         if immediate:
@@ -216,7 +244,12 @@ def _check_instantiated(dataset: Dataset) -> None:
 
 
 def release_create(
-    *, dataset: Dataset, created_by=None, notes: str = "", progress: Progress | None = None
+    *,
+    dataset: Dataset,
+    created_by=None,
+    notes: str = "",
+    content: str = ContentMode.REVIEWED,
+    progress: Progress | None = None,
 ) -> Release:
     """Create the next release of a dataset: freeze its live instances, write its files once
     (into a temporary directory, renamed into place at the end) and record their checksums.
@@ -229,15 +262,21 @@ def release_create(
             # The lock serialises releases (numbering) and instantiation of this dataset.
             dataset = Dataset.objects.select_for_update().get(pk=dataset.pk)
             _check_instantiated(dataset)
-            counts = _live_counts(dataset)
+            counts = _live_counts(dataset, content)
             if not any(
                 counts[key] for key in ("total", "sentence_pairs", "tuples", "context_sets")
             ):
-                raise KasautiError(
-                    f"dataset {dataset.name!r} has nothing to release: no live instances, "
-                    "sentence pairs, tuples or context sets"
+                reviewed = (
+                    " reviewed (approved templates, translations that passed or were corrected;"
+                    " choose content=as_published for everything)"
+                    if content == ContentMode.REVIEWED
+                    else ""
                 )
-            fingerprint = _live_fingerprint(dataset, counts)
+                raise KasautiError(
+                    f"dataset {dataset.name!r} has nothing to release: no live{reviewed} "
+                    "instances, sentence pairs, tuples or context sets"
+                )
+            fingerprint = _live_fingerprint(dataset, counts, content)
             latest = dataset.releases.order_by("-number").first()
             if latest is not None and latest.fingerprint == fingerprint:
                 # Identical to the latest release (a double click, concurrent requests: the
@@ -252,6 +291,7 @@ def release_create(
                 created_by=created_by,
                 counts=counts,
                 fingerprint=fingerprint,
+                content=content,
             )
             if _membership_insert(release=release) != counts["total"]:
                 raise ConflictError(
@@ -289,7 +329,9 @@ def release_create(
     return release
 
 
-def release_create_async(*, dataset: Dataset, requested_by=None, notes: str = "") -> Job:
+def release_create_async(
+    *, dataset: Dataset, requested_by=None, notes: str = "", content: str = ContentMode.REVIEWED
+) -> Job:
     """Queue a release job; the worker picks it up after this transaction commits."""
     from apps.core.services import job_create, job_dispatch
 
@@ -299,7 +341,12 @@ def release_create_async(*, dataset: Dataset, requested_by=None, notes: str = ""
         job = job_create(
             kind=RELEASE,
             title=f"Release dataset {dataset.name}",
-            params={"dataset_id": dataset.pk, "dataset_name": dataset.name, "notes": notes},
+            params={
+                "dataset_id": dataset.pk,
+                "dataset_name": dataset.name,
+                "notes": notes,
+                "content": content,
+            },
             unit="rows",
             created_by=requested_by,
         )
@@ -316,6 +363,7 @@ def release_summary(*, release: Release) -> dict[str, Any]:
         "reused": getattr(release, "reused", False),
         "created_at": release.created_at.isoformat(),
         "counts": release.counts,
+        "content": release.content,
         "files": [
             {
                 "kind": f.kind,

@@ -21,6 +21,7 @@ def release_dataset_task(self, job_id: int) -> None:
             dataset=dataset,
             created_by=job.created_by,
             notes=job.params.get("notes", ""),
+            content=job.params.get("content", "reviewed"),
             progress=report,
         )
         return release_summary(release=release)

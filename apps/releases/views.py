@@ -3,7 +3,7 @@ Views check access and call a selector or a service; the rules live there."""
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
@@ -11,6 +11,7 @@ from apps.accounts.decorators import researcher_required, role_required
 from apps.accounts.roles import is_researcher
 from apps.catalog.models import Dataset
 
+from .models import ContentMode
 from .selectors import release_list_for_page
 from .services import release_create_async
 
@@ -35,5 +36,8 @@ def release_list(request: HttpRequest, pk: int) -> HttpResponse:
 def release_create(request: HttpRequest, pk: int) -> HttpResponse:
     """Freeze the dataset into a new release, as a background job."""
     dataset = get_object_or_404(Dataset, pk=pk)
-    job = release_create_async(dataset=dataset, requested_by=request.user)
+    content = request.POST.get("content", ContentMode.REVIEWED)
+    if content not in ContentMode.values:
+        return HttpResponseBadRequest(f"content: {content!r} is not one of reviewed, as_published")
+    job = release_create_async(dataset=dataset, requested_by=request.user, content=content)
     return redirect("jobs:detail", pk=job.pk)

@@ -65,8 +65,23 @@ SCHEMAS: dict[str, pa.Schema] = {
                         ("version", _STR),
                         ("source", _STR),
                         ("template_id", _STR),
+                        ("review_status", _STR),
                         ("pairing", _STR),
                         ("proper_noun", pa.bool_()),
+                        (
+                            "translation_review",
+                            pa.struct(
+                                [
+                                    ("status", _STR),
+                                    ("revision", pa.int64()),
+                                    ("threshold", pa.float64()),
+                                    ("similarity", pa.float64()),
+                                    ("embedder_version", _STR),
+                                    ("forward_model_version", _STR),
+                                    ("backward_model_version", _STR),
+                                ]
+                            ),
+                        ),
                     ]
                 ),
             ),

@@ -122,7 +122,7 @@ def test_releases_page_lists_files_with_checksums_and_downloads(demo, annotator)
     from apps.releases.services import release_create
 
     dataset_instantiate(dataset=demo)
-    release = release_create(dataset=demo)
+    release = release_create(dataset=demo, content="as_published")
     html = _client(annotator).get(reverse("releases:list", args=[demo.pk])).content.decode()
     export = reverse("release-export", args=[release.id])
     for fmt in ("jsonl", "csv", "parquet"):

@@ -10,6 +10,7 @@ from apps.catalog.models import (
     Dataset,
     SentencePair,
     StereotypeTuple,
+    TemplateVersion,
     UnknownExpression,
 )
 from apps.catalog.services import dataset_instantiate
@@ -70,6 +71,8 @@ def dataset(db) -> Dataset:
     for language in SCRIPTED:
         _scripted_version(dataset, language)
     dataset_instantiate(dataset=dataset)
+    # Reviewed: releases take only instances of approved templates by default.
+    TemplateVersion.objects.filter(template__dataset=dataset).update(status="approved")
     age, caste = CategoryFactory(name="Age"), CategoryFactory(name="Caste")
     SentencePair.objects.create(
         dataset=dataset,

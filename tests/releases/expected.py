@@ -7,6 +7,7 @@ from typing import Any
 
 from apps.catalog.models import ContextSet, Instance, SentencePair, StereotypeTuple
 from apps.releases.models import Release
+from apps.releases.selectors import translation_review
 
 BBQ_KEYS = [
     "example_id",
@@ -30,8 +31,10 @@ METADATA_KEYS = [
     "version",
     "source",
     "template_id",
+    "review_status",
     "pairing",
     "proper_noun",
+    "translation_review",
 ]
 
 
@@ -56,8 +59,12 @@ def expected_instances(release: Release) -> list[dict[str, Any]]:
                     "version": version.template.variant or "None",
                     "source": version.source,
                     "template_id": version.template.external_id,
+                    "review_status": version.status,
                     "pairing": i.pairing,
                     "proper_noun": i.proper_noun,
+                    "translation_review": (
+                        translation_review(i.review) if i.source_instance_id else None
+                    ),
                 },
                 "context": i.context,
                 "question": i.question,

@@ -26,7 +26,7 @@ MINI = Path(__file__).resolve().parent.parent / "data" / "import" / "published"
 def imported_release(fmt: str, *names: str, dataset: str = "published") -> Release:
     files = [ImportFile(name=name, data=(MINI / name).read_bytes()) for name in names]
     instances_import(dataset_name=dataset, fmt=fmt, files=files)
-    return release_create(dataset=Dataset.objects.get(name=dataset))
+    return release_create(dataset=Dataset.objects.get(name=dataset), content="as_published")
 
 
 @pytest.mark.parametrize(
@@ -64,7 +64,7 @@ def test_export_of_an_import_equals_the_input(fmt, names, tmp_path) -> None:
 
 def test_the_archive_is_deterministic_and_verified(tmp_path) -> None:
     first = imported_release("bbq-instances", "Age.jsonl")
-    second = release_create(dataset=first.dataset)
+    second = release_create(dataset=first.dataset, content="as_published")
     a = first.files.get(kind="published")
     b = second.files.get(kind="published")
     assert a.sha256 == b.sha256 and a.size == b.size
@@ -119,7 +119,7 @@ def test_a_template_dataset_has_no_published_file() -> None:
 
     version = TemplateVersionFactory()
     dataset_instantiate(dataset=version.template.dataset)
-    release = release_create(dataset=version.template.dataset)
+    release = release_create(dataset=version.template.dataset, content="as_published")
     assert not release.files.filter(kind="published").exists()
 
 

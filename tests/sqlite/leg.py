@@ -89,8 +89,8 @@ def main(var_dir: Path) -> dict:
         from apps.releases.services import release_create
 
         dataset = Dataset.objects.get(name="bbq-sqlite")
-        first = release_create(dataset=dataset)
-        second = release_create(dataset=dataset)
+        first = release_create(dataset=dataset, content="as_published")
+        second = release_create(dataset=dataset, content="as_published")
         return {
             "number": first.number,
             "total": first.counts["total"],

@@ -23,7 +23,12 @@ from django.db import transaction
 from django.utils import timezone
 
 from apps.catalog import compare, selectors, services
-from apps.catalog.bulk import INSTANCE_ALL_COLUMNS, INSTANCE_TEXT_COLUMNS, instances_insert
+from apps.catalog.bulk import (
+    INSTANCE_ALL_COLUMNS,
+    INSTANCE_TEXT_COLUMNS,
+    TRANSLATION_ONLY_COLUMNS,
+    instances_insert,
+)
 from apps.catalog.models import Dataset, Finding, Instance
 from apps.core.errors import ImportProblem, ImportRejected
 from apps.core.text import nfc
@@ -34,8 +39,8 @@ from .tables import ImportFile
 __all__ = ["INSTANCE_FORMATS", "InstanceImportReport", "instances_import", "instances_parse"]
 
 # A published row sets every Instance column (bulk's one list, noun form, source id and
-# additional metadata included).
-INSTANCE_COLUMNS = INSTANCE_ALL_COLUMNS
+# additional metadata included) but a translation's review facts (its database default).
+INSTANCE_COLUMNS = tuple(c for c in INSTANCE_ALL_COLUMNS if c not in TRANSLATION_ONLY_COLUMNS)
 # What must be equal for a re-imported row to count as the same instance.
 _CONTENT = (
     "question_index",

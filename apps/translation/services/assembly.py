@@ -26,6 +26,7 @@ from ..models import (
     TranslationSource,
 )
 from .progress import locked_core_job
+from .review import REVIEW_COLUMNS, resolved_corrections, review_facts
 from .sources import SourceCollection, sources_collect
 
 
@@ -34,7 +35,15 @@ def _job_translations(job: TranslationJob, language: str) -> dict[str, Translate
     strings = TranslatedString.objects.filter(
         pk__in=TranslationJobString.objects.filter(job=job).values("string_id"),
         language=language,
-    ).only("id", "source_text", "translation", "similarity")
+    ).only(
+        "id",
+        "source_text",
+        "translation",
+        "similarity",
+        "forward_model_version",
+        "backward_model_version",
+        "embedder_version",
+    )
     return {string.source_text: string for string in strings}
 
 
@@ -135,11 +144,23 @@ def _assemble_instances(
     now = timezone.now()
     rows: list[tuple] = []
     reasons: dict[int, list[str]] = {}
+    # A string a human already confirmed or corrected is assembled with the accepted text.
+    corrected = resolved_corrections(
+        language=language, string_ids=[s.pk for s in translations.values()]
+    )
 
     def tr(source: str) -> str:
-        return translations[source].translation if source.strip() else source
+        if not source.strip():
+            return source
+        string = translations[source]
+        return corrected.get(string.pk, string.translation)
 
     for text in todo:
+        used = {
+            translations[part].pk: translations[part]
+            for part in (*text.context_parts, text.question, *text.answers)
+            if part.strip()
+        }
         original = originals[text.source_id]
         context = pipeline.join_context([tr(part) for part in text.context_parts])
         answers = [tr(answer) for answer in text.answers]
@@ -169,12 +190,16 @@ def _assemble_instances(
                     "source_instance_id": text.source_id,
                     "retired_at": None,
                     "created_at": now,
-                }
+                    "review": review_facts(
+                        strings=used.values(), threshold=job.threshold, corrected=corrected
+                    ),
+                },
+                columns=REVIEW_COLUMNS,
             )
         )
     # Rows are built in full before COPY starts: no other query may run on the connection
     # while COPY owns it.
-    created = instances_insert(rows)
+    created = instances_insert(rows, columns=REVIEW_COLUMNS)
     if reasons:
         new_ids = dict(
             Instance.objects.filter(

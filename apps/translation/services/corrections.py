@@ -6,6 +6,7 @@ from __future__ import annotations
 from django.db import transaction
 
 from ..models import CorrectionItem, CorrectionRevision
+from .review import translated_instances_revise
 
 
 def correction_item_resolve(
@@ -26,4 +27,7 @@ def correction_item_resolve(
         item.corrected_text = text
         item.status = CorrectionItem.Status.RESOLVED
         item.save(update_fields=["corrected_text", "status", "updated_at"])
+        # The translated instances that use the text get a new revision (never edited in
+        # place); the old rows are retired and kept.
+        translated_instances_revise(item=item, author=author)
     return item

@@ -18,14 +18,21 @@ class Command(BaseCommand):
         parser.add_argument("--dataset", required=True, help="Dataset name.")
         parser.add_argument("--notes", default="", help="Release notes.")
         parser.add_argument("--json", action="store_true", help="Print a JSON summary.")
+        parser.add_argument(
+            "--content",
+            choices=["reviewed", "as_published"],
+            default="reviewed",
+            help="reviewed (default): approved templates and translations that passed or were "
+            "corrected; as_published: every live instance.",
+        )
 
-    def handle(self, *args, dataset: str, notes: str, json: bool, **options) -> None:
+    def handle(self, *args, dataset: str, notes: str, json: bool, content: str, **options) -> None:
         try:
             target = Dataset.objects.get(name=dataset)
         except Dataset.DoesNotExist as exc:
             raise CommandError(f"no dataset named {dataset!r}") from exc
         try:
-            release = release_create(dataset=target, notes=notes)
+            release = release_create(dataset=target, notes=notes, content=content)
         except KasautiError as exc:
             raise CommandError(str(exc)) from exc
         summary = release_summary(release=release)
