@@ -143,16 +143,18 @@ def test_a_missing_model_directory_fails_the_run_without_results(crows_dataset, 
     assert run.results == {} and not ItemResult.objects.filter(run=run).exists()
 
 
-def test_crows_run_with_a_causal_lm_uses_mean_log_probabilities(crows_dataset, gpt2_dir):
+def test_crows_run_with_a_causal_lm_uses_mean_log_probabilities(crows_dataset, tiny_gpt2_dir):
     from worker.engines.masked_lm import CausalSentenceScorer
 
-    entry = ModelEntry.objects.create(name="gpt2", kind=ModelKind.CAUSAL_LM, path=str(gpt2_dir))
+    entry = ModelEntry.objects.create(
+        name="gpt2", kind=ModelKind.CAUSAL_LM, path=str(tiny_gpt2_dir)
+    )
     run = crows_run_create(dataset=crows_dataset, model=entry)
     crows_run_execute(run=run, progress=lambda *a, **k: None)
     run.refresh_from_db()
     assert run.status == RunStatus.COMPLETE and run.model_info["kind"] == "causal_lm"
     item = ItemResult.objects.get(run=run, item_key="1:hi")
-    ((total, n), _) = CausalSentenceScorer(gpt2_dir).sentence_logprob([PAIRS[3][4], "x"])
+    ((total, n), _) = CausalSentenceScorer(tiny_gpt2_dir).sentence_logprob([PAIRS[3][4], "x"])
     assert item.payload["n_tokens_more"] == n
     assert item.payload["score_more"] == pytest.approx(total / n, abs=1e-5)
 
