@@ -1,14 +1,15 @@
-"""Template imports: BharatBBQ, BBQ; re-import; Indic text; speed (EsBBQ/CaBBQ: see
+"""Template imports: BharatBBQ, BBQ; re-import; Indic text; bulk writes (EsBBQ/CaBBQ: see
 test_import_esbbq.py)."""
 
 from __future__ import annotations
 
 import csv
 import io
-import time
 import unicodedata
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from apps.catalog.importers import ImportFile, benchmark_import
 from apps.catalog.models import Category, Template, TemplateVersion
@@ -16,6 +17,9 @@ from apps.catalog.models import Category, Template, TemplateVersion
 from .test_import_support import bharat_file, bharat_row, csv_bytes, data_file
 
 pytestmark = pytest.mark.django_db
+
+# Far above what a bulk import needs and far below one query per template row.
+QUERY_BUDGET = 200
 
 
 def version_of(external_id: str) -> TemplateVersion:
@@ -184,21 +188,20 @@ def test_decomposed_indic_input_is_stored_composed(language: str) -> None:
     assert again.templates.unchanged == 1
 
 
-def test_850_rows_import_in_a_few_seconds(capsys) -> None:
+def test_850_rows_import_in_bulk_not_row_by_row() -> None:
+    """850 templates (the size of BharatBBQ) import with a number of queries that does not grow
+    with the rows: a per-row INSERT or lookup would cost thousands. Time is measured by
+    bench/bharatbbq_import.py, not here (a timed test fails at random on a loaded machine)."""
     rows = [
         bharat_row(Q_id=str(n // 4), version="abcd"[n % 4], Pairing="biased" if n % 2 else "anti")
         for n in range(850)
     ]
-    started = time.perf_counter()
-    report = benchmark_import(dataset_name="big", fmt="bharatbbq", files=[bharat_file(rows)])
-    first = time.perf_counter() - started
-    started = time.perf_counter()
-    again = benchmark_import(dataset_name="big", fmt="bharatbbq", files=[bharat_file(rows)])
-    second = time.perf_counter() - started
-    with capsys.disabled():
-        print(f"\n850-row BharatBBQ import: {first:.2f}s new, {second:.2f}s unchanged re-import")
+    with CaptureQueriesContext(connection) as first:
+        report = benchmark_import(dataset_name="big", fmt="bharatbbq", files=[bharat_file(rows)])
+    with CaptureQueriesContext(connection) as second:
+        again = benchmark_import(dataset_name="big", fmt="bharatbbq", files=[bharat_file(rows)])
     assert report.templates.created == 850 and again.templates.unchanged == 850
-    assert first < 10 and second < 10
+    assert len(first) < QUERY_BUDGET and len(second) < QUERY_BUDGET, (len(first), len(second))
 
 
 def test_bulk_created_templates_match_template_create() -> None:
