@@ -22,7 +22,8 @@ from django.utils import timezone
 
 from apps.catalog.models import ContextCondition, Dataset, Instance
 from apps.core.errors import KasautiError
-from apps.core.services import JobCancelled, job_create, job_dispatch
+from apps.core.heartbeat import JobCancelled
+from apps.core.services import job_create, job_dispatch
 from apps.releases.models import Release
 from worker.engines.errors import README_ANCHOR, ModelConfigurationError
 
