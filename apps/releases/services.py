@@ -11,9 +11,9 @@ import json
 import os
 import shutil
 import uuid
-from collections import defaultdict
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from collections import defaultdict, deque
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -35,10 +35,18 @@ from apps.catalog.services import instantiation_plan
 from apps.core.errors import ConflictError, KasautiError, NotReleasedError
 from apps.core.models import Job
 
-from .models import TABLE_KINDS, ContentMode, FileKind, Release, ReleaseFile, ReleaseInstance
+from .models import (
+    TABLE_KINDS,
+    ContentMode,
+    FileFormat,
+    FileKind,
+    Release,
+    ReleaseFile,
+    ReleaseInstance,
+)
 from .published import CONTENT_TYPES, published_file_write, release_is_published
 from .selectors import release_instance_line_batches, release_latest, release_rows
-from .writers import WRITERS, HashingFile, batched
+from .writers import WRITERS, HashingFile, Writer, batched
 
 # progress(done, total): rows written so far, per batch.
 Progress = Callable[[int, int], None]
@@ -138,15 +146,11 @@ def _live_fingerprint(dataset: Dataset, counts: dict[str, Any], content: str) ->
 
 def _membership_insert(*, release: Release) -> int:
     """Freeze the dataset's live instances into the release: one INSERT ... SELECT, nothing
-    passes through Python."""
+    passes through Python. The rows are valid by construction (the instances are read in this
+    transaction, the dataset row is locked), so the keys have no database constraints to check
+    per row (see ReleaseInstance)."""
     membership = ReleaseInstance._meta.db_table
-    immediate = connection.vendor == "postgresql"
     with connection.cursor() as cursor:
-        if immediate:
-            # Django's foreign keys are DEFERRABLE INITIALLY DEFERRED: left alone, PostgreSQL
-            # queues one check per membership row and runs them all at COMMIT, after the files
-            # are written. Checked now, they run inside this one statement.
-            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
         members, params = (
             live_instances(dataset=release.dataset, content=release.content)
             .values("id")
@@ -157,10 +161,7 @@ def _membership_insert(*, release: Release) -> int:
             f"SELECT %s, m.id FROM ({members}) m",
             [release.pk, *params],
         )
-        inserted = cursor.rowcount
-        if immediate:
-            cursor.execute("SET CONSTRAINTS ALL DEFERRED")
-        return inserted
+        return cursor.rowcount
 
 
 def _files_write(
@@ -191,21 +192,12 @@ def _files_write(
                 and not release_is_published(release=release)
             ):
                 # The database serialises the rows as JSONL lines; Arrow derives CSV and
-                # Parquet from them. The three writers of a batch run in parallel (Arrow,
-                # hashlib and file writes release the GIL) while a thread keeps reading the
-                # next lines. (Published datasets take their rows from the published fields:
-                # row dicts.)
-                with ThreadPoolExecutor(max_workers=len(writers)) as pool:
-                    for line_batch in release_instance_line_batches(release=release):
-                        line_batch.parse()  # once, before the writers share it
-                        for future in [
-                            pool.submit(writer.write_lines, line_batch)
-                            for writer in writers.values()
-                        ]:
-                            future.result()
-                        done += line_batch.rows
-                        if progress:
-                            progress(done, total)  # rows written, per batch
+                # Parquet from them (published datasets take their rows from the published
+                # fields: row dicts).
+                for rows in _line_batches_write(release=release, writers=writers):
+                    done += rows
+                    if progress:
+                        progress(done, total)  # rows written, per batch
             else:
                 for batch in batched(release_rows(release=release, kind=kind)):
                     for writer in writers.values():
@@ -230,6 +222,39 @@ def _files_write(
                     )
                 )
     return files
+
+
+def _line_batches_write(*, release: Release, writers: dict[str, Writer]) -> Iterator[int]:
+    """Write the release's instances from the database's JSONL lines; yields the rows of each
+    batch once all its files have it. Everything overlaps: a thread reads the COPY stream
+    (selectors), each writer has its own thread and takes the batches in order, and the
+    Arrow parse of the next batch runs meanwhile. Arrow, hashlib and file writes release the
+    GIL. At most two batches are in the writers at any time, so memory stays flat."""
+    lanes = {name: ThreadPoolExecutor(max_workers=1) for name in writers}
+    in_flight: deque[tuple[int, list[Future]]] = deque()
+    try:
+        for batch in release_instance_line_batches(release=release):
+            jsonl = lanes[FileFormat.JSONL].submit(writers[FileFormat.JSONL].write_lines, batch)
+            batch.parse()  # once, before the other writers share it
+            futures = [jsonl] + [
+                lanes[name].submit(writer.write_lines, batch)
+                for name, writer in writers.items()
+                if name != FileFormat.JSONL
+            ]
+            in_flight.append((batch.rows, futures))
+            if len(in_flight) > 1:
+                yield _finished(*in_flight.popleft())
+        while in_flight:
+            yield _finished(*in_flight.popleft())
+    finally:
+        for lane in lanes.values():  # on failure: let the running writes end, drop the rest
+            lane.shutdown(cancel_futures=True)
+
+
+def _finished(rows: int, futures: list[Future]) -> int:
+    for future in futures:
+        future.result()
+    return rows
 
 
 def _check_instantiated(dataset: Dataset) -> None:

@@ -154,14 +154,42 @@ LINES_PER_BATCH = BATCH_SIZE
 
 class LineBatch:
     """Complete JSONL lines of one kind (UTF-8, each ending in \\n, exactly as JsonlWriter
-    writes them). The same rows as an Arrow table, and the JSON text of their nested values,
-    are worked out from those bytes in C++ (Arrow), once and only when asked for."""
+    writes them), with where each line ends and, per nested column, where each line's value
+    starts and stops (its JSON text, which CSV writes; the producer knows these offsets). The
+    same rows as an Arrow table are parsed from the bytes in C++ (Arrow), once, on demand."""
 
-    def __init__(self, data: bytes, *, kind: str, rows: int) -> None:
+    def __init__(
+        self,
+        data: bytes,
+        *,
+        kind: str,
+        line_ends: np.ndarray,
+        spans: dict[str, tuple[np.ndarray, np.ndarray]],
+    ) -> None:
         self.data = data
         self.kind = kind
-        self.rows = rows
+        self.rows = len(line_ends)
         self.schema = SCHEMAS[kind]
+        if len(data) >= 2**31:  # Arrow's 32-bit string offsets; a batch is some MB in practice
+            raise ValueError(f"{kind}: a line batch of {len(data)} bytes is too large")
+        nested = [field.name for field in self.schema if _is_nested(field)]
+        if sorted(spans) != sorted(nested):
+            raise ValueError(f"{kind}: spans of {sorted(spans)}, nested columns {nested}")
+        # Every line ends in a newline, the last one at the end of the data, and every span
+        # lies inside its own line.
+        byte = np.frombuffer(data, dtype=np.uint8)
+        starts = np.concatenate([[0], line_ends[:-1]])
+        if self.rows and (
+            line_ends[-1] != len(data)
+            or np.any(line_ends <= starts)
+            or np.any(byte[line_ends - 1] != ord("\n"))
+            or any(
+                np.any(start < starts) or np.any(stop < start) or np.any(stop >= line_ends)
+                for start, stop in spans.values()
+            )
+        ):
+            raise ValueError(f"{kind}: the line batch does not match its line and span offsets")
+        self.spans = spans
 
     def parse(self) -> pa.Table:
         """The Arrow table, parsed now (cached_property is not safe to race from threads)."""
@@ -180,97 +208,21 @@ class LineBatch:
             raise ValueError(f"{self.kind}: {self.rows} lines parsed into {table.num_rows} rows")
         return table.select(self.schema.names).cast(self.schema)
 
-    @cached_property
-    def lines(self) -> pa.StringArray:
-        """The lines as an Arrow string array over the same bytes (no copy)."""
-        if len(self.data) >= 2**31:  # 32-bit offsets; a batch is some MB in practice
-            raise ValueError(f"{self.kind}: a line batch of {len(self.data)} bytes is too large")
-        ends = np.flatnonzero(np.frombuffer(self.data, dtype=np.uint8) == 10) + 1
-        offsets = np.concatenate([[0], ends]).astype(np.int32)
-        return pa.StringArray.from_buffers(
-            len(ends), pa.py_buffer(offsets), pa.py_buffer(self.data)
-        )
-
-    def nested_json(self) -> dict[str, pa.Array]:
+    def nested_json(self) -> dict[str, pa.StringArray]:
         """The JSON text of each nested column, cut out of the lines: the same text CsvWriter
         encodes (both use json's default separators and ensure_ascii=False)."""
-        names = self.schema.names
-        nested = {field.name: field for field in self.schema if _is_nested(field)}
-        if not nested or not self.rows:
-            return {}
-        lines = self.lines
-        offsets = np.frombuffer(lines.buffers()[1], dtype=np.int32)
-        line_starts, line_ends = offsets[:-1].astype(np.int64), offsets[1:].astype(np.int64)
-        values: dict[str, pa.Array] = {}
-        for position, name in enumerate(names):
-            if name not in nested:
-                continue
-            # Keys are found by their exact bytes, '"key": ' after '{' or ', '. Inside a JSON
-            # string every quote is escaped, so these bytes occur only where the key is.
-            marker = ("{" if position == 0 else ", ") + f'"{name}": '
-            start = line_starts + self._find(lines, marker) + len(marker.encode())
-            if position + 1 == len(names):
-                stop = line_ends - 2  # the line's closing '}\n'
-            else:
-                following = names[position + 1]
-                if any(f.name == following for f in _struct_fields(nested[name])):
-                    raise ValueError(f"{self.kind}: {name} holds a key named like {following}")
-                stop = line_starts + self._find(lines, f', "{following}": ')
+        if not self.rows:
+            return {name: pa.array([], pa.string()) for name in self.spans}
+        values = {}
+        data = pa.py_buffer(self.data)
+        for name, (start, stop) in self.spans.items():
             # Value i is the piece from start[i] to stop[i]; the pieces in between (the rest
             # of each line) are dropped by taking every other one.
-            bounds = np.empty(2 * self.rows, dtype=np.int64)
+            bounds = np.empty(2 * self.rows, dtype=np.int32)
             bounds[0::2], bounds[1::2] = start, stop
-            if np.any(np.diff(bounds) < 0):
-                raise ValueError(f"{self.kind}: a line does not have the release key layout")
-            pieces = pa.StringArray.from_buffers(
-                2 * self.rows - 1, pa.py_buffer(bounds.astype(np.int32)), pa.py_buffer(self.data)
-            )
+            pieces = pa.StringArray.from_buffers(2 * self.rows - 1, pa.py_buffer(bounds), data)
             values[name] = pieces.take(pa.array(np.arange(0, 2 * self.rows - 1, 2)))
         return values
-
-    def _find(self, lines: pa.StringArray, marker: str) -> np.ndarray:
-        result = pc.find_substring(lines, marker)
-        # Straight from the buffer: to_numpy would import pandas (seconds, once).
-        found = np.frombuffer(result.buffers()[1], dtype=np.int32)[
-            result.offset : result.offset + len(result)
-        ]
-        if result.null_count or np.any(found < 0):
-            raise ValueError(f"{self.kind}: a line has no {marker.strip(', {')!r} key")
-        return found.astype(np.int64)
-
-
-def _struct_fields(field: pa.Field) -> list[pa.Field]:
-    kind = field.type
-    return [kind.field(i) for i in range(kind.num_fields)] if pa.types.is_struct(kind) else []
-
-
-def jsonl_batches(
-    blocks: Iterable[bytes], *, kind: str, lines_per_batch: int | None = None
-) -> Iterator[LineBatch]:
-    """Cut a stream of JSONL bytes (blocks cut anywhere) into LineBatches of lines_per_batch
-    complete lines (the last one shorter)."""
-    lines_per_batch = lines_per_batch or LINES_PER_BATCH
-    parts: list[bytes] = []
-    pending = 0
-    for block in blocks:
-        parts.append(block)
-        pending += block.count(b"\n")
-        if pending < lines_per_batch:
-            continue
-        data = b"".join(parts)
-        ends = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
-        start = 0
-        for stop in range(lines_per_batch, len(ends) + 1, lines_per_batch):
-            cut = int(ends[stop - 1]) + 1
-            yield LineBatch(data[start:cut], kind=kind, rows=lines_per_batch)
-            start = cut
-        parts = [data[start:]]
-        pending = len(ends) % lines_per_batch
-    data = b"".join(parts)
-    if data and not data.endswith(b"\n"):
-        raise ValueError(f"{kind}: the JSONL stream ends in the middle of a line")
-    if pending:
-        yield LineBatch(data, kind=kind, rows=pending)
 
 
 def _csv_quote(cells: pa.Array) -> pa.Array:
@@ -297,13 +249,13 @@ def _csv_cells(column: pa.ChunkedArray | pa.Array, field: pa.Field) -> pa.Array:
     return pc.fill_null(cells, "")
 
 
-def _concatenated(cells: pa.Array) -> bytes:
-    """The values of a string array back to back, as one bytes object."""
+def _concatenated(cells: pa.Array) -> memoryview:
+    """The values of a string array back to back, as a view of its data buffer (no copy)."""
     if len(cells) == 0:
-        return b""
+        return memoryview(b"")
     offsets = np.frombuffer(cells.buffers()[1], dtype=np.int32)[cells.offset :]
     start, stop = int(offsets[0]), int(offsets[len(cells)])
-    return cells.buffers()[2].to_pybytes()[start:stop]
+    return memoryview(cells.buffers()[2])[start:stop]
 
 
 class HashingFile:
@@ -315,11 +267,11 @@ class HashingFile:
         self.hash = hashlib.sha256()
         self.size = 0
 
-    def write(self, data: bytes) -> int:
-        data = bytes(data)  # pyarrow hands over memoryviews/buffers
-        self.hash.update(data)
-        self.size += len(data)
-        return self.raw.write(data)
+    def write(self, data) -> int:
+        view = memoryview(data)  # bytes, or a buffer pyarrow hands over: no copy
+        self.hash.update(view)
+        self.size += view.nbytes
+        return self.raw.write(view)
 
     def tell(self) -> int:
         return self.size
@@ -434,8 +386,8 @@ class CsvWriter(Writer):
     def write_lines(self, batch: LineBatch) -> None:
         if not self.header_written:
             self.write_batch([])
-        # Column-wise: every cell rendered and quoted by Arrow compute, rows joined with ','
-        # and ended with csv.writer's '\r\n'.
+        # Column-wise: every cell rendered and quoted by Arrow compute, cells joined with ','
+        # and each row ended with csv.writer's '\r\n'.
         nested = batch.nested_json()
         cells = [
             _csv_quote(
@@ -447,8 +399,8 @@ class CsvWriter(Writer):
             )
             for field in self.schema
         ]
-        rows = pc.binary_join_element_wise(*cells, ",")
-        self.fileobj.write(_concatenated(pc.binary_join_element_wise(rows, "", "\r\n")))
+        cells[-1] = pc.binary_join_element_wise(cells[-1], "\r\n", "")
+        self.fileobj.write(_concatenated(pc.binary_join_element_wise(*cells, ",")))
         self.rows += batch.rows
 
     def close(self) -> None:
