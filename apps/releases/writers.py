@@ -225,15 +225,25 @@ class LineBatch:
         return values
 
 
-def _csv_quote(cells: pa.Array) -> pa.Array:
-    """csv.writer's QUOTE_MINIMAL (excel dialect): a cell is quoted when it holds the
-    delimiter, the quote character or a line break; quotes inside are doubled."""
+def _csv_quoted(cells: pa.Array) -> list[pa.Array | str]:
+    """A column as csv.writer quotes it (QUOTE_MINIMAL, excel dialect: a cell holding the
+    delimiter, the quote character or a line break is quoted, quotes inside doubled), as
+    pieces to join: the cells, or '"', the cells, '"' when every cell is quoted (the wrapping
+    then costs nothing)."""
+    data = np.frombuffer(_concatenated(cells), dtype=np.uint8)
+    if not (
+        (data == ord('"')) | (data == ord(",")) | (data == ord("\n")) | (data == ord("\r"))
+    ).any():
+        return [cells]  # nothing in the whole column to quote: the common case for most
+    if pc.all(pc.match_substring(cells, '"')).as_py():
+        # Every cell is quoted (a JSON object column, typically): the quotes are doubled once
+        # per distinct value (nested values repeat: a template version's metadata, a
+        # combination's answer_info).
+        encoded = pc.dictionary_encode(cells)
+        return ['"', pc.replace_substring(encoded.dictionary, '"', '""').take(encoded.indices), '"']
     needs = pc.match_substring_regex(cells, '[",\r\n]')
-    count = pc.sum(needs).as_py() or 0
-    if count == 0:
-        return cells
     quoted = pc.binary_join_element_wise('"', pc.replace_substring(cells, '"', '""'), '"', "")
-    return quoted if count == len(cells) else pc.if_else(needs, quoted, cells)
+    return [pc.if_else(needs, quoted, cells)]
 
 
 def _csv_cells(column: pa.ChunkedArray | pa.Array, field: pa.Field) -> pa.Array:
@@ -386,21 +396,20 @@ class CsvWriter(Writer):
     def write_lines(self, batch: LineBatch) -> None:
         if not self.header_written:
             self.write_batch([])
-        # Column-wise: every cell rendered and quoted by Arrow compute, cells joined with ','
-        # and each row ended with csv.writer's '\r\n'.
+        # Column-wise: every cell rendered and quoted by Arrow compute, then each row's cells
+        # joined with ',' and ended with csv.writer's '\r\n', all in one pass.
         nested = batch.nested_json()
-        cells = [
-            _csv_quote(
-                nested[field.name]
-                if field.name in nested
-                else csv_cells_neutralise(_csv_cells(batch.table.column(field.name), field))
-                if pa.types.is_string(field.type)
-                else _csv_cells(batch.table.column(field.name), field)
-            )
-            for field in self.schema
-        ]
-        cells[-1] = pc.binary_join_element_wise(cells[-1], "\r\n", "")
-        self.fileobj.write(_concatenated(pc.binary_join_element_wise(*cells, ",")))
+        pieces: list[pa.Array | str] = []
+        for field in self.schema:
+            if field.name in nested:
+                cells = nested[field.name]
+            else:
+                cells = _csv_cells(batch.table.column(field.name), field)
+                if pa.types.is_string(field.type):
+                    cells = csv_cells_neutralise(cells)
+            pieces += [*_csv_quoted(cells), ","]
+        pieces[-1] = "\r\n"
+        self.fileobj.write(_concatenated(pc.binary_join_element_wise(*pieces, "")))
         self.rows += batch.rows
 
     def close(self) -> None:
