@@ -35,7 +35,7 @@ from apps.catalog.models import (
 from apps.core.filters import ReferenceFilter
 
 from . import writers
-from .models import FileKind, Release, ReleaseFile
+from .models import FileKind, Release, ReleaseFile, ReleaseInstance
 from .published import published_instance_rows, release_is_published
 from .writers import LineBatch
 
@@ -245,11 +245,12 @@ _METADATA_PREFIX_SQL = "'{' || " + _sql_members(
     ]
 )
 # InitPlans (evaluated once per query): the JSON text of the template part of
-# additional_metadata per template version of the release's dataset, and of each category name.
+# additional_metadata per template version of the release's dataset (the query's last
+# parameter), and of each category name.
 _VERSION_PREFIXES_SQL = f"""(
     SELECT jsonb_object_agg(v.id, {_METADATA_PREFIX_SQL})
     FROM catalog_templateversion v JOIN catalog_template t ON t.id = v.template_id
-    WHERE t.dataset_id = (SELECT r.dataset_id FROM releases_release r WHERE r.id = %(release)s)
+    WHERE t.dataset_id = %s
 )"""  # noqa: S608 (fixed expressions)
 _CATEGORY_NAMES_SQL = (
     "(SELECT jsonb_object_agg(c.id, to_json(c.name)::text) FROM catalog_category c)"
@@ -308,37 +309,65 @@ _TAIL_SQL = (
 )
 
 
-def release_instance_lines_sql() -> str:
-    """SELECT of the release (parameter %(release)s) as JSONL, one row per group of
-    GROUP_LINES lines in release order: (the lines, newline-terminated, as one text; an int[]
-    of [line, head, answer_info, additional_metadata] byte lengths per line). An instance
-    without a template version (imported published files, which take the published path)
-    comes out as an empty line."""
-    return f"""
+def release_instance_lines_query(
+    *, release: Release, members: QuerySet[Instance] | None = None
+) -> tuple[str, list[Any]]:
+    """(SQL, params): the release's instances as JSONL, one row per group of GROUP_LINES
+    lines in release order, (the lines, newline-terminated, as one text; an int[] of
+    [position in the group, line, head, answer_info, additional_metadata] byte lengths per
+    line). An instance without a template version (imported published files, which take the
+    published path) comes out as an empty line.
+
+    The instances are the release's membership, or `members` (the live instances the release
+    freezes), which the same statement then inserts as its membership: one snapshot for both,
+    one read of the live rows, and the insert runs at the end of the statement, while the
+    last lines are still being written."""
+    if members is None:
+        ordered = f"""
+            SELECT array_agg(i.id ORDER BY c.name, i.language, i.example_id, i.id) AS ids
+            FROM {ReleaseInstance._meta.db_table} m
+            JOIN catalog_instance i ON i.id = m.instance_id
+            JOIN catalog_category c ON c.id = i.category_id
+            WHERE m.release_id = %s"""  # noqa: S608 (fixed SQL)
+        params: list[Any] = [release.pk]
+        insert = ""
+    else:
+        live, params = (
+            members.values_list("id", "category__name", "language", "example_id")
+            .order_by()
+            .query.sql_with_params()
+        )
+        ordered = f"""
+            SELECT array_agg(s.id ORDER BY s.name, s.language, s.example_id, s.id) AS ids
+            FROM ({live}) s (id, name, language, example_id)"""  # noqa: S608 (Django's SQL)
+        # In instance id order: the membership's indexes take it sequentially.
+        insert = f""",
+        frozen AS (
+            INSERT INTO {ReleaseInstance._meta.db_table} (release_id, instance_id)
+            SELECT %s, id FROM unnest((SELECT ids FROM ordered)) id ORDER BY id
+        )"""  # noqa: S608 (fixed SQL)
+        params = [*params, release.pk]
+    statement = f"""
+        WITH ordered AS MATERIALIZED ({ordered}
+        ){insert}
         SELECT chunk.lines, chunk.lengths
         FROM (
-            SELECT (ordered.position - 1) / {GROUP_LINES} AS grp,
-                   array_agg(ordered.id ORDER BY ordered.position) AS ids
-            FROM (
-                SELECT i.id, row_number() OVER (
-                    ORDER BY c.name, i.language, i.example_id, i.id
-                ) AS position
-                FROM releases_releaseinstance m
-                JOIN catalog_instance i ON i.id = m.instance_id
-                JOIN catalog_category c ON c.id = i.category_id
-                WHERE m.release_id = %(release)s
-            ) ordered
-            GROUP BY 1
-            ORDER BY 1
-        ) g
+            SELECT g FROM generate_series(
+                0, (cardinality((SELECT ids FROM ordered)) - 1) / {GROUP_LINES}
+            ) g
+            ORDER BY g  -- sorted here, so that ORDER BY below sorts nothing
+        ) grp
         CROSS JOIN LATERAL (
+            -- In the order of the group's ids (positions sent along: the reader checks).
             SELECT string_agg(COALESCE(p.line, E'\\n'), '' ORDER BY u.position) AS lines,
                    array_agg(ARRAY[
-                       COALESCE(octet_length(p.line), 1), octet_length(p.head),
-                       COALESCE(octet_length(p.answer_info), 0),
+                       u.position::int, COALESCE(octet_length(p.line), 1),
+                       octet_length(p.head), COALESCE(octet_length(p.answer_info), 0),
                        COALESCE(octet_length(p.metadata), 0)
                    ] ORDER BY u.position) AS lengths
-            FROM unnest(g.ids) WITH ORDINALITY u(id, position)
+            FROM unnest(
+                (SELECT ids FROM ordered)[grp.g * {GROUP_LINES} + 1 : (grp.g + 1) * {GROUP_LINES}]
+            ) WITH ORDINALITY u(id, position)
             JOIN catalog_instance i ON i.id = u.id
             CROSS JOIN LATERAL (
                 SELECT pieces.*,
@@ -351,30 +380,36 @@ def release_instance_lines_sql() -> str:
                 ) pieces
             ) p
         ) chunk
-        ORDER BY g.grp
+        ORDER BY grp.g
     """  # noqa: S608 (fixed column expressions, no user input)
+    return statement, [*params, release.dataset_id]
 
 
 def release_instance_line_batches(
-    *, release: Release, lines_per_batch: int | None = None
+    *,
+    release: Release,
+    members: QuerySet[Instance] | None = None,
+    lines_per_batch: int | None = None,
 ) -> Iterator[LineBatch]:
     """The release's instances serialised by PostgreSQL (one COPY, streamed), in LineBatches
-    of lines_per_batch lines (the last one shorter). Must run inside a transaction
-    (release_create's). A thread reads the stream, so that the database keeps sending while
-    the caller writes the previous batch."""
+    of lines_per_batch lines (the last one shorter); with `members`, the same statement
+    inserts them as the release's membership (release_instance_lines_query). Must run inside
+    a transaction (release_create's). A thread reads the stream, so that the database keeps
+    sending while the caller writes the previous batch."""
     lines_per_batch = lines_per_batch or writers.LINES_PER_BATCH
     if lines_per_batch % GROUP_LINES:
         raise ValueError(f"lines_per_batch must be a multiple of {GROUP_LINES}")
+    query, params = release_instance_lines_query(release=release, members=members)
     with connection.cursor() as cursor:
         encoding = cursor.connection.info.parameter_status("server_encoding")
         if encoding != "UTF8":  # binary COPY hands over the server's bytes as they are
             raise ValueError(f"the database encoding is {encoding}, releases need UTF8")
-        # JIT compiling this many expressions costs seconds and wins nothing back.
+        # JIT compiling this many expressions costs seconds and wins nothing back; the one
+        # sort (of ids) fits in memory.
         cursor.execute("SET LOCAL jit = off")
-        statement = f"COPY ({release_instance_lines_sql()}) TO STDOUT (FORMAT binary)"
-        yield from _threaded(
-            _line_batches(cursor.cursor, statement, {"release": release.pk}, lines_per_batch)
-        )
+        cursor.execute("SET LOCAL work_mem = '64MB'")
+        statement = f"COPY ({query}) TO STDOUT (FORMAT binary)"
+        yield from _threaded(_line_batches(cursor.cursor, statement, params, lines_per_batch))
 
 
 # Binary COPY framing (PostgreSQL docs, "COPY: Binary Format"): a 19-byte header before the
@@ -390,7 +425,7 @@ _LENGTHS_HEADER = struct.Struct("!iiiiiii")
 _INT4_OID = 23
 
 
-def _line_batches(cursor, statement: str, params: dict, lines_per_batch: int):
+def _line_batches(cursor, statement: str, params: list, lines_per_batch: int):
     """LineBatches of lines_per_batch lines from the grouped COPY (runs in the reader thread)."""
     parts: list[memoryview] = []
     lengths: list[np.ndarray] = []
@@ -411,12 +446,15 @@ def _line_batches(cursor, statement: str, params: dict, lines_per_batch: int):
             if fields != 2 or size < 0 or array_size != len(array):
                 raise ValueError("unexpected COPY row")
             ndim, nulls, oid, rows, _, width, _ = _LENGTHS_HEADER.unpack_from(array)
-            if (ndim, nulls, oid, width) != (2, 0, _INT4_OID, 4):
+            if (ndim, nulls, oid, width) != (2, 0, _INT4_OID, 5):
                 raise ValueError("unexpected line lengths in the COPY row")
             # (length, value) pairs, big-endian: keep the values.
             values = np.frombuffer(array, dtype=">i4", offset=_LENGTHS_HEADER.size)[1::2]
+            values = values.reshape(rows, 5)
+            if np.any(values[:, 0] != np.arange(1, rows + 1)):
+                raise ValueError("the lines of a COPY row are not in release order")
             parts.append(lines)
-            lengths.append(values.reshape(rows, 4))
+            lengths.append(values[:, 1:])
             pending += rows
             if pending >= lines_per_batch:  # groups divide batches: pending == lines_per_batch
                 yield _instance_batch(b"".join(parts), np.concatenate(lengths))
@@ -427,7 +465,7 @@ def _line_batches(cursor, statement: str, params: dict, lines_per_batch: int):
 
 def _instance_batch(data: bytes, lengths: np.ndarray) -> LineBatch:
     """A LineBatch of instance lines from their byte lengths: [line, head, answer_info,
-    additional_metadata] per line (see release_instance_lines_sql)."""
+    additional_metadata] per line (see release_instance_lines_query)."""
     line, head, answer_info, metadata = lengths.astype(np.int64).T
     if np.any(line == 1):
         raise ValueError(

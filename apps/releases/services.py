@@ -186,11 +186,7 @@ def _files_write(
                 # On failure the writer must let go before its file closes (close is
                 # idempotent; the directory is discarded anyway).
                 stack.callback(writers[file_format].close)
-            if (
-                kind == FileKind.INSTANCES
-                and connection.vendor == "postgresql"
-                and not release_is_published(release=release)
-            ):
+            if kind == FileKind.INSTANCES and _streams_instances(release):
                 # The database serialises the rows as JSONL lines; Arrow derives CSV and
                 # Parquet from them (published datasets take their rows from the published
                 # fields: row dicts).
@@ -224,16 +220,35 @@ def _files_write(
     return files
 
 
+def _streams_instances(release: Release) -> bool:
+    """Whether the database serialises the release's instances (PostgreSQL), and the same
+    statement freezes them as the release's membership (release_instance_lines_query). Elsewhere
+    (SQLite), and for published datasets (rows from the published fields), rows go through
+    Python dicts."""
+    return connection.vendor == "postgresql" and not release_is_published(release=release)
+
+
+def _instances_changed(dataset: Dataset) -> ConflictError:
+    return ConflictError(
+        f"the instances of dataset {dataset.name!r} changed while the release was being made; "
+        "try again"
+    )
+
+
 def _line_batches_write(*, release: Release, writers: dict[str, Writer]) -> Iterator[int]:
-    """Write the release's instances from the database's JSONL lines; yields the rows of each
-    batch once all its files have it. Everything overlaps: a thread reads the COPY stream
-    (selectors), each writer has its own thread and takes the batches in order, and the
-    Arrow parse of the next batch runs meanwhile. Arrow, hashlib and file writes release the
-    GIL. At most two batches are in the writers at any time, so memory stays flat."""
+    """Freeze the release's live instances and write them from the database's JSONL lines;
+    yields the rows of each batch once all its files have it. Everything overlaps: a thread
+    reads the COPY stream (selectors), each writer has its own thread and takes the batches in
+    order, and the Arrow parse of the next batch runs meanwhile. Arrow, hashlib and file
+    writes release the GIL. At most two batches are in the writers at any time, so memory
+    stays flat."""
     lanes = {name: ThreadPoolExecutor(max_workers=1) for name in writers}
     in_flight: deque[tuple[int, list[Future]]] = deque()
+    members = live_instances(dataset=release.dataset, content=release.content)
+    written = 0
     try:
-        for batch in release_instance_line_batches(release=release):
+        for batch in release_instance_line_batches(release=release, members=members):
+            written += batch.rows
             jsonl = lanes[FileFormat.JSONL].submit(writers[FileFormat.JSONL].write_lines, batch)
             batch.parse()  # once, before the other writers share it
             futures = [jsonl] + [
@@ -246,6 +261,8 @@ def _line_batches_write(*, release: Release, writers: dict[str, Writer]) -> Iter
                 yield _finished(*in_flight.popleft())
         while in_flight:
             yield _finished(*in_flight.popleft())
+        if written != release.counts["total"]:  # counted before, in another statement
+            raise _instances_changed(release.dataset)
     finally:
         for lane in lanes.values():  # on failure: let the running writes end, drop the rest
             lane.shutdown(cancel_futures=True)
@@ -318,11 +335,11 @@ def release_create(
                 fingerprint=fingerprint,
                 content=content,
             )
-            if _membership_insert(release=release) != counts["total"]:
-                raise ConflictError(
-                    f"the instances of dataset {dataset.name!r} changed while the release was "
-                    "being made; try again"
-                )
+            # (On PostgreSQL the statement that streams the instances inserts them: _files_write.)
+            if not _streams_instances(release) and (
+                _membership_insert(release=release) != counts["total"]
+            ):
+                raise _instances_changed(dataset)
             relative_dir = release_dir(release=release)
             final_dir = Path(settings.MEDIA_ROOT) / relative_dir
             final_dir.parent.mkdir(parents=True, exist_ok=True)
