@@ -119,6 +119,7 @@ def _kappa_cell(value: agreement.Agreement) -> str:
 
 CANDIDATE_THRESHOLDS = tuple(round(0.5 + 0.05 * i, 2) for i in range(10))  # 0.50 .. 0.95
 GOOD = 4  # adequacy at or above this counts as "meaning kept"
+CALIBRATION_TARGET = 0.9  # the share of passed items scored >= GOOD a suggestion must reach
 
 
 def calibration(*, campaign: Campaign) -> dict[str, Any]:
@@ -152,7 +153,9 @@ def calibration(*, campaign: Campaign) -> dict[str, Any]:
             }
         )
     usable = [row for row in table if row["precision"] is not None]
-    suggestion = next((row["threshold"] for row in usable if row["precision"] >= 0.9), None)
+    suggestion = next(
+        (row["threshold"] for row in usable if row["precision"] >= CALIBRATION_TARGET), None
+    )
     if suggestion is None and usable:
         suggestion = max(usable, key=lambda row: (row["precision"], -row["threshold"]))["threshold"]
     return {

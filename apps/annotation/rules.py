@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from apps.catalog.review import TupleVerdict, tuple_verdict
 from apps.core.errors import KasautiError
 
 from .models import CampaignKind, ItemStatus
@@ -40,8 +41,6 @@ FLUENCY_SCALE = {
     1: "Incomprehensible",
 }
 SENTENCE_DECISIONS = ("keep", "fix", "drop")
-# IndiBias §4.1: a tuple is stereotypical with at least this many "stereotypical" votes of 3.
-TUPLE_MIN_VOTES = 2
 
 
 class InvalidJudgement(KasautiError):
@@ -139,9 +138,12 @@ def outcome_for(*, kind: str, answers: Sequence[dict[str, Any]], open_findings: 
         )
     if kind == CampaignKind.TUPLE_VOTE:
         votes = [1 if a["stereotypical"] == YES else 0 for a in answers]
+        # IndiBias §4.1 (>= 2 of 3 votes), as a strict majority for other numbers of
+        # annotators: the catalog's rule, which reviewed releases apply too.
+        stereotypical = tuple_verdict(votes) == TupleVerdict.STEREOTYPICAL
         return Outcome(
             ItemStatus.COMPLETE,
-            {"votes": votes, "score": sum(votes), "stereotypical": sum(votes) >= TUPLE_MIN_VOTES},
+            {"votes": votes, "score": sum(votes), "stereotypical": stereotypical},
         )
     if kind == CampaignKind.SENTENCE_REVIEW:
         decisions = [a["decision"] for a in answers]

@@ -24,7 +24,7 @@ from apps.catalog.models import (
     TemplateVersion,
 )
 from apps.catalog.selectors import template_current_versions
-from apps.catalog.services import template_edit
+from apps.catalog.services import context_sentence_review_record, template_edit
 from apps.core.errors import ConflictError, KasautiError
 from apps.core.text import nfc, nfc_deep
 from apps.translation.models import TranslatedString
@@ -502,12 +502,11 @@ def _item_evaluate(*, item: CampaignItem, campaign: Campaign) -> None:
         TemplateVersion.objects.filter(pk=item.template_version_id).update(
             status=ReviewStatus.APPROVED
         )
-    if (
-        campaign.kind == CampaignKind.SENTENCE_REVIEW
-        and outcome.status == ItemStatus.COMPLETE
-        and outcome.summary.get("decision") == "fix"
-    ):
-        _sentence_fix(item=item, text=outcome.summary["texts"][0], decided_by=None)
+    if campaign.kind == CampaignKind.SENTENCE_REVIEW and outcome.status == ItemStatus.COMPLETE:
+        # The annotators agree: keep, fix (the text is rewritten first) or drop.
+        if outcome.summary["decision"] == "fix":
+            _sentence_fix(item=item, text=outcome.summary["texts"][0], decided_by=None)
+        _sentence_review_record(item=item, campaign=campaign, decision=outcome.summary["decision"])
     if campaign.kind == CampaignKind.TUPLE_VOTE:
         # IndiBias's "Score": the votes themselves, one per annotator.
         StereotypeTuple.objects.filter(pk=item.stereotype_tuple_id).update(
@@ -569,6 +568,9 @@ def item_decide(
         new_version = None
         if item.context_sentence_id:
             _sentence_decide(item=item, verdict=verdict, changes=changes, decided_by=decided_by)
+            _sentence_review_record(
+                item=item, campaign=item.campaign, decision=item.outcome["decision"]
+            )
         elif verdict == Decision.Verdict.EDIT:
             if item.template_version_id is None:
                 raise KasautiError("verdict: only templates and sentences can be edited here")
@@ -626,6 +628,17 @@ def _sentence_fix(*, item: CampaignItem, text: str, decided_by) -> SentenceRevis
     sentence.text = text
     sentence.save(update_fields=["text"])
     return revision
+
+
+def _sentence_review_record(*, item: CampaignItem, campaign: Campaign, decision: str) -> None:
+    """Write a decided sentence-review item onto the catalog sentence (tier and decision):
+    what reviewed releases read. Campaigns made before tiers were recorded are language
+    reviews."""
+    context_sentence_review_record(
+        sentence_id=item.context_sentence_id,
+        tier=(campaign.params or {}).get("tier") or "language",
+        decision=decision,
+    )
 
 
 def _sentence_decide(*, item: CampaignItem, verdict: str, changes, decided_by) -> None:

@@ -174,6 +174,7 @@ def campaign_new(request: HttpRequest) -> HttpResponse:
             "annotators": [(u, services.annotator_languages(u)) for u in annotators],
             "error": error,
             "posted": request.POST,
+            "posted_annotators": request.POST.getlist("annotators"),
         },
         status=400 if error else 200,
     )
@@ -190,7 +191,26 @@ def campaign_dashboard(request: HttpRequest, pk: int) -> HttpResponse:
         "queue": selectors.adjudication_queue(campaign=campaign),
     }
     if campaign.kind == CampaignKind.CALIBRATION:
-        context["calibration"] = reports.calibration(campaign=campaign)
+        calibration = reports.calibration(campaign=campaign)
+        suggested = next(
+            (
+                row
+                for row in calibration["thresholds"]
+                if row["threshold"] == calibration["suggested_threshold"]
+            ),
+            None,
+        )
+        context |= {
+            "calibration": calibration,
+            # Whether the suggestion met the 90% rule or is only the best available.
+            "calibration_reached": suggested is not None
+            and suggested["precision"] >= reports.CALIBRATION_TARGET,
+            # Plot ticks (SVG coordinates of the frame in dashboard.html).
+            "calibration_xticks": [
+                (50 + round(x * 360), f"{x:g}") for x in (0, 0.25, 0.5, 0.75, 1)
+            ],
+            "calibration_yticks": [(200 - 36 * y, str(y)) for y in range(1, 6)],
+        }
     return render(request, "annotation/dashboard.html", context)
 
 

@@ -525,6 +525,8 @@ class StereotypeTuple(models.Model):
     polarity = models.CharField(
         max_length=10, choices=StereotypeConcept.Polarity, default="negative"
     )
+    # The paper's Score is sum(votes); whether the votes make the tuple stereotypical is
+    # apps.catalog.review.tuple_verdict (a strict majority: >= 2 of 3). Empty: not voted.
     votes = models.JSONField(default=list, help_text="One vote per annotator, e.g. [1, 1, 0].")
     origin = models.CharField(max_length=300, blank=True)
 
@@ -570,12 +572,35 @@ class ContextSentence(models.Model):
         STEREOTYPE = "stereotype", "Stereotype"
         ANTI_STEREOTYPE = "anti_stereotype", "Anti-stereotype"
 
+    class ReviewTier(models.TextChoices):
+        """IndiCASA's two tiers, in order: language experts, then social scientists."""
+
+        NONE = "", "not reviewed"
+        LANGUAGE = "language", "language review"
+        SOCIAL_SCIENCE = "social_science", "social-science review"
+
+    class ReviewDecision(models.TextChoices):
+        NONE = "", "-"
+        KEEP = "keep", "kept"
+        FIX = "fix", "fixed"
+        DROP = "drop", "dropped"
+
     context_set = models.ForeignKey(ContextSet, on_delete=models.CASCADE, related_name="sentences")
     kind = models.CharField(max_length=16, choices=Kind)
     text = models.TextField()
     position = models.PositiveIntegerField(default=0)
     # Annotators' quality ratings of the sentence (IndiCASA: 1..5 per annotator).
     scores = models.JSONField(default=list, blank=True)
+    # The last review decision on the sentence and the tier that made it, written by the
+    # annotation app when a sentence-review item is decided (a fix has already rewritten
+    # `text`). Releases read these through apps.catalog.review; empty: never reviewed.
+    review_tier = models.CharField(
+        max_length=14, choices=ReviewTier, blank=True, default="", db_default=""
+    )
+    review_decision = models.CharField(
+        max_length=4, choices=ReviewDecision, blank=True, default="", db_default=""
+    )
+    reviewed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["context_set", "kind", "position"]

@@ -7,6 +7,7 @@ from django import forms
 from apps.releases.models import Release
 
 from .models import InstructionLanguage, ModelEntry, ModelKind, PromptTemplate
+from .services.models import DTYPES
 
 
 class ReleaseChoice(forms.ModelChoiceField):
@@ -36,3 +37,26 @@ class RunForm(forms.Form):
         empty_label="By instruction language (BharatBBQ Appendix C)",
         help_text="Leave empty to use the template for the instruction language and shots.",
     )
+
+
+class ModelEntryForm(forms.Form):
+    """Register a model (the rules are model_entry_create's: a local directory needs a path,
+    an endpoint a URL)."""
+
+    name = forms.CharField(max_length=100)
+    kind = forms.ChoiceField(choices=ModelKind.choices, initial=ModelKind.CAUSAL_LM)
+    path = forms.CharField(
+        max_length=500,
+        required=False,
+        help_text="Local directory: absolute, or relative to KASAUTI_MODEL_ROOT.",
+    )
+    endpoint_url = forms.URLField(
+        max_length=500,
+        required=False,
+        assume_scheme="http",  # endpoints are usually plain http on a private network
+        help_text="OpenAI-compatible endpoint, e.g. http://gpu-host:8000/v1",
+    )
+    endpoint_model = forms.CharField(max_length=200, required=False)
+    dtype = forms.ChoiceField(choices=[(d, d) for d in DTYPES], initial="float32")
+    device = forms.CharField(max_length=20, initial="cpu", help_text="cpu, cuda or cuda:N")
+    notes = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)

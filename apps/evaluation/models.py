@@ -18,6 +18,7 @@ from django.db import models
 from apps.catalog.models import Dataset, Instance
 from apps.core.models import Job
 from apps.releases.models import Release
+from worker.engines.errors import README_ANCHOR
 
 
 class ModelKind(models.TextChoices):
@@ -61,6 +62,26 @@ class ModelEntry(models.Model):
         """The model directory: `path` itself if absolute, else under KASAUTI_MODEL_ROOT."""
         path = Path(self.path).expanduser()
         return path if path.is_absolute() else Path(settings.KASAUTI_MODEL_ROOT) / path
+
+    def files_problem(self) -> str | None:
+        """Why this entry cannot be loaded as it stands (None: it can). Runs refuse to start
+        with this message; the models page shows it beside the entry."""
+        if self.is_endpoint:
+            if not self.endpoint_url:
+                return f"model {self.name!r} is an endpoint without a URL"
+            return None
+        path = self.resolved_path()
+        if not path.is_dir():
+            return (
+                f"model directory for {self.name!r} does not exist: {path} (set the model's path, "
+                f"or KASAUTI_MODEL_ROOT for relative paths; see {README_ANCHOR})"
+            )
+        if not (path / "config.json").is_file():
+            return (
+                f"model directory for {self.name!r} has no config.json: {path} (a Hugging Face "
+                f"model directory is expected; see {README_ANCHOR})"
+            )
+        return None
 
 
 class InstructionLanguage(models.TextChoices):

@@ -281,5 +281,5 @@ def model_bars(*, runs: list[EvaluationRun], metric: str) -> dict[str, Any]:
         "label": dict(METRICS)[metric],
         "bars": bars,
         "signed": signed,
-        "height": 20 + 26 * len(bars),
+        "height": 20 + 26 * max(len(bars), 1),  # room for the "no runs" line
     }

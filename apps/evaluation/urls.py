@@ -13,4 +13,5 @@ urlpatterns = [
     path("runs/<int:pk>/", views.run_detail, name="run"),
     path("compare/", views.run_compare, name="compare"),
     path("models/", views.model_list, name="models"),
+    path("models/new/", views.model_new, name="model-new"),
 ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from apps.accounts.decorators import researcher_required, role_required
 from apps.accounts.roles import is_researcher
@@ -13,8 +13,9 @@ from apps.core.errors import KasautiError
 from apps.core.registry import job_kind_get
 
 from . import selectors
-from .forms import RunForm
+from .forms import ModelEntryForm, RunForm
 from .models import RunKind
+from .services.models import model_entry_create
 from .services.runs import run_create
 
 HEAT_MAP_METRICS = ("acc_a", "acc_d", "bs_a", "bs_d", "sbs_a", "sbs_d")
@@ -102,13 +103,35 @@ def run_compare(request: HttpRequest) -> HttpResponse:
     return render(request, "evaluation/run_compare.html", {"comparison": comparison, "runs": runs})
 
 
-@require_GET
-@role_required
-def model_list(request: HttpRequest) -> HttpResponse:
+def _model_list_page(request: HttpRequest, form: ModelEntryForm | None, status: int = 200):
     runs = list(selectors.run_list().filter(kind__in=(RunKind.BBQ_MC, RunKind.IMPORTED))[:500])
     bars = [selectors.model_bars(runs=runs, metric=m) for m in HEAT_MAP_METRICS]
+    # Each entry with the reason it cannot be loaded now (a directory not copied yet), so the
+    # researcher sees it here rather than when a run refuses to start.
+    models = [(entry, entry.files_problem()) for entry in selectors.model_entry_list()]
     return render(
         request,
         "evaluation/model_list.html",
-        {"models": selectors.model_entry_list(), "bars": bars},
+        {"models": models, "bars": bars, "form": form},
+        status=status,
     )
+
+
+@require_GET
+@role_required
+def model_list(request: HttpRequest) -> HttpResponse:
+    return _model_list_page(request, ModelEntryForm() if is_researcher(request.user) else None)
+
+
+@require_POST
+@researcher_required
+def model_new(request: HttpRequest) -> HttpResponse:
+    form = ModelEntryForm(request.POST)
+    if form.is_valid():
+        try:
+            model_entry_create(created_by=request.user, **form.cleaned_data)
+        except KasautiError as exc:
+            form.add_error(None, str(exc))
+        else:
+            return redirect("evaluation:models")
+    return _model_list_page(request, form, status=400)

@@ -26,6 +26,7 @@ from apps.accounts.permissions import HasRole, IsResearcher
 from apps.catalog.models import Dataset
 from apps.core.api import JobOutputSerializer
 
+from .content import content_preview
 from .models import ContentMode, FileFormat, FileKind, Release, ReleaseFile
 from .selectors import ReleaseFilter, release_file_get, release_get, release_list
 from .services import (
@@ -117,8 +118,10 @@ class DatasetReleaseCreateApi(APIView):
         content = serializers.ChoiceField(
             choices=ContentMode.choices,
             default=ContentMode.REVIEWED,
-            help_text="reviewed (default): approved templates and translations that passed "
-            "the similarity check or were corrected; as_published: every live instance.",
+            help_text="reviewed (default): instances of approved templates (translations: "
+            "passed or corrected), tuples voted stereotypical, context-set sentences kept or "
+            "fixed by social-science review, no sentence pairs (no review step); "
+            "as_published: every live row. counts.excluded says what reviewed left out.",
         )
 
         class Meta:
@@ -159,6 +162,25 @@ class DatasetReleaseCreateApi(APIView):
             self.OutputSerializer(release).data,
             status=status.HTTP_200_OK if reused else status.HTTP_201_CREATED,
         )
+
+
+class DatasetReleasePreviewApi(APIView):
+    """What a release of the dataset would contain now in each content mode: the counts a
+    release records (`excluded` included), for `reviewed` and for `as_published`."""
+
+    permission_classes = [IsResearcher]
+
+    class OutputSerializer(serializers.Serializer):
+        reviewed = serializers.JSONField()
+        as_published = serializers.JSONField()
+
+        class Meta:
+            ref_name = "ReleasePreviewOutput"
+
+    @extend_schema(responses={200: OutputSerializer})
+    def get(self, request: Request, pk: int) -> Response:
+        dataset = get_object_or_404(Dataset, pk=pk)
+        return Response(self.OutputSerializer(content_preview(dataset=dataset)).data)
 
 
 class IgnoreFormatNegotiation(BaseContentNegotiation):

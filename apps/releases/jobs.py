@@ -6,6 +6,8 @@ from apps.catalog.jobs import dataset_job_links
 from apps.core.models import Job
 from apps.core.registry import JobKind, JobLink
 
+from .content import exclusion_lines
+
 RELEASE = "release"
 
 
@@ -25,6 +27,13 @@ def _summary(job: Job) -> list[str]:
         f"pairs, {counts.get('tuples', 0):,} tuples, "
         f"{counts.get('context_sets', 0):,} context sets.",
     ]
+    left_out = exclusion_lines(counts)
+    if left_out:
+        lines.append(
+            "Left out (reviewed content): "
+            + "; ".join(f"{x['n']:,} {x['kind'].lower()} ({x['reason']})" for x in left_out)
+            + "."
+        )
     for f in result.get("files") or []:
         lines.append(f"{f['path']}: {f['rows']:,} rows, {f['size']:,} bytes, sha256 {f['sha256']}")
     return lines

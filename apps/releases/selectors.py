@@ -25,16 +25,23 @@ from django.urls import reverse
 from apps.catalog.bulk import INSTANCE_TEXT_COLUMNS
 from apps.catalog.models import (
     ContextSentence,
-    ContextSet,
     Dataset,
     Instance,
-    SentencePair,
     StereotypeTuple,
     TemplateVersion,
 )
 from apps.core.filters import ReferenceFilter
 
 from . import writers
+from .content import (
+    KIND_LABELS,
+    content_preview,
+    exclusion_lines,
+    released_context_sentences,
+    released_context_sets,
+    released_sentence_pairs,
+    tuple_released,
+)
 from .models import FileKind, Release, ReleaseFile, ReleaseInstance
 from .published import published_instance_rows, release_is_published
 from .writers import LineBatch
@@ -519,7 +526,9 @@ def _threaded(items: Iterator[LineBatch], depth: int = 2) -> Iterator[LineBatch]
         reader.join()
 
 
-def dataset_sentence_pair_rows(*, dataset_id: int, chunk_size: int = CHUNK_SIZE) -> Iterator[Row]:
+def dataset_sentence_pair_rows(
+    *, dataset_id: int, content: str, chunk_size: int = CHUNK_SIZE
+) -> Iterator[Row]:
     names = (
         "external_id",
         "category__name",
@@ -539,7 +548,7 @@ def dataset_sentence_pair_rows(*, dataset_id: int, chunk_size: int = CHUNK_SIZE)
         "target_group",
     )
     rows = (
-        SentencePair.objects.filter(dataset_id=dataset_id)
+        released_sentence_pairs(dataset_id=dataset_id, content=content)
         .order_by("category__name", "language", "external_id", "id")
         .values_list(*names)
         .iterator(chunk_size=chunk_size)
@@ -548,7 +557,9 @@ def dataset_sentence_pair_rows(*, dataset_id: int, chunk_size: int = CHUNK_SIZE)
         yield dict(zip(keys, values, strict=True))
 
 
-def dataset_tuple_rows(*, dataset_id: int, chunk_size: int = CHUNK_SIZE) -> Iterator[Row]:
+def dataset_tuple_rows(
+    *, dataset_id: int, content: str, chunk_size: int = CHUNK_SIZE
+) -> Iterator[Row]:
     names = ("id", "category__name", "language", "identity_term", "attribute", "polarity", "votes")
     keys = ("id", "category", "language", "identity_term", "attribute", "polarity", "votes")
     rows = (
@@ -558,14 +569,19 @@ def dataset_tuple_rows(*, dataset_id: int, chunk_size: int = CHUNK_SIZE) -> Iter
         .iterator(chunk_size=chunk_size)
     )
     for values in rows:
-        yield dict(zip(keys, values, strict=True))
+        row = dict(zip(keys, values, strict=True))
+        if tuple_released(votes=row["votes"], content=content):
+            yield row
 
 
-def dataset_context_set_rows(*, dataset_id: int, chunk_size: int = CHUNK_SIZE) -> Iterator[Row]:
-    """One row per context set with its sentences as two lists. Sentences are fetched per
-    chunk of sets (portable, and bounded by the chunk rather than by the dataset)."""
+def dataset_context_set_rows(
+    *, dataset_id: int, content: str, chunk_size: int = CHUNK_SIZE
+) -> Iterator[Row]:
+    """One row per context set with its sentences as two lists (reviewed: the sets and
+    sentences that passed review, apps.releases.content). Sentences are fetched per chunk of
+    sets (portable, and bounded by the chunk rather than by the dataset)."""
     sets = (
-        ContextSet.objects.filter(dataset_id=dataset_id)
+        released_context_sets(dataset_id=dataset_id, content=content)
         .order_by("category__name", "language", "external_id", "id")
         .values_list("id", "external_id", "category__name", "language", "context", "target_group")
         .iterator(chunk_size=chunk_size)
@@ -574,19 +590,19 @@ def dataset_context_set_rows(*, dataset_id: int, chunk_size: int = CHUNK_SIZE) -
     for values in sets:
         chunk.append(values)
         if len(chunk) >= chunk_size:
-            yield from _context_set_chunk(chunk)
+            yield from _context_set_chunk(chunk, content)
             chunk = []
     if chunk:
-        yield from _context_set_chunk(chunk)
+        yield from _context_set_chunk(chunk, content)
 
 
-def _context_set_chunk(chunk: list[tuple]) -> Iterator[Row]:
+def _context_set_chunk(chunk: list[tuple], content: str) -> Iterator[Row]:
     sentences: dict[int, dict[str, list[str]]] = {
         values[0]: {ContextSentence.Kind.STEREOTYPE: [], ContextSentence.Kind.ANTI_STEREOTYPE: []}
         for values in chunk
     }
     for set_id, kind, text in (
-        ContextSentence.objects.filter(context_set_id__in=list(sentences))
+        released_context_sentences(context_set_ids=list(sentences), content=content)
         .order_by("context_set_id", "kind", "position", "id")
         .values_list("context_set_id", "kind", "text")
     ):
@@ -603,6 +619,21 @@ def _context_set_chunk(chunk: list[tuple]) -> Iterator[Row]:
         }
 
 
+_DATASET_ROWS = {
+    FileKind.SENTENCE_PAIRS: dataset_sentence_pair_rows,
+    FileKind.TUPLES: dataset_tuple_rows,
+    FileKind.CONTEXT_SETS: dataset_context_set_rows,
+}
+
+
+def dataset_rows(*, dataset_id: int, kind: str, content: str) -> Iterator[Row]:
+    """The rows of a kind other than instances that a release in `content` mode takes from
+    the dataset now. These kinds have no retirement: the release files are their snapshot."""
+    if kind not in _DATASET_ROWS:
+        raise ValueError(f"unknown release file kind {kind!r}")
+    return _DATASET_ROWS[kind](dataset_id=dataset_id, content=content)
+
+
 def release_rows(*, release: Release, kind: str) -> Iterator[Row]:
     """The rows of one kind for a release being written (non-instance kinds are frozen by
     the files themselves: they have no retirement, so the files are their snapshot)."""
@@ -610,13 +641,7 @@ def release_rows(*, release: Release, kind: str) -> Iterator[Row]:
         if release_is_published(release=release):
             return published_instance_rows(release=release)
         return release_instance_rows(release=release)
-    if kind == FileKind.SENTENCE_PAIRS:
-        return dataset_sentence_pair_rows(dataset_id=release.dataset_id)
-    if kind == FileKind.TUPLES:
-        return dataset_tuple_rows(dataset_id=release.dataset_id)
-    if kind == FileKind.CONTEXT_SETS:
-        return dataset_context_set_rows(dataset_id=release.dataset_id)
-    raise ValueError(f"unknown release file kind {kind!r}")
+    return dataset_rows(dataset_id=release.dataset_id, kind=kind, content=release.content)
 
 
 def release_list_for_page(*, dataset_id: int) -> list[Release]:
@@ -626,7 +651,20 @@ def release_list_for_page(*, dataset_id: int) -> list[Release]:
         Release.objects.filter(dataset_id=dataset_id).prefetch_related("files").order_by("-number")
     )
     for release in releases:
+        release.excluded_lines = exclusion_lines(release.counts)
         export = reverse("release-export", args=[release.pk])
         for release_file in release.files.all():
             release_file.url = f"{export}?format={release_file.format}&kind={release_file.kind}"
     return releases
+
+
+def release_preview_for_page(*, dataset: Dataset) -> dict[str, Any]:
+    """The release form's table: per kind, what a reviewed and an as-published release would
+    contain now, and why reviewed leaves rows out."""
+    preview = content_preview(dataset=dataset)
+    reviewed, everything = preview["reviewed"], preview["as_published"]
+    rows = []
+    for kind, label in KIND_LABELS.items():
+        key = "total" if kind == FileKind.INSTANCES else kind  # counts' name for instances
+        rows.append({"kind": label, "reviewed": reviewed[key], "as_published": everything[key]})
+    return {"rows": rows, "excluded": exclusion_lines(reviewed)}

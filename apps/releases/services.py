@@ -11,7 +11,7 @@ import json
 import os
 import shutil
 import uuid
-from collections import defaultdict, deque
+from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack
@@ -20,21 +20,15 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Count, Max, Min, Q, QuerySet
+from django.db.models import Count, Max, Min
 from django.utils.text import slugify
 
-from apps.catalog.models import (
-    ContextSet,
-    Dataset,
-    Instance,
-    ReviewStatus,
-    SentencePair,
-    StereotypeTuple,
-)
+from apps.catalog.models import Dataset, TemplateVersion
 from apps.catalog.services import instantiation_plan
 from apps.core.errors import ConflictError, KasautiError, NotReleasedError
 from apps.core.models import Job
 
+from .content import content_counts, live_instances
 from .models import (
     TABLE_KINDS,
     ContentMode,
@@ -45,7 +39,7 @@ from .models import (
     ReleaseInstance,
 )
 from .published import CONTENT_TYPES, published_file_write, release_is_published
-from .selectors import release_instance_line_batches, release_latest, release_rows
+from .selectors import dataset_rows, release_instance_line_batches, release_latest, release_rows
 from .writers import WRITERS, HashingFile, Writer, batched
 
 # progress(done, total): rows written so far, per batch.
@@ -91,55 +85,28 @@ def sha256_digest_header(hex_digest: str) -> str:
     return "sha-256=" + base64.b64encode(bytes.fromhex(hex_digest)).decode("ascii")
 
 
-REVIEWED_TRANSLATION = ("passed", "corrected")
-
-
-def live_instances(*, dataset: Dataset, content: str = ContentMode.REVIEWED) -> QuerySet[Instance]:
-    """The live instances a release of `dataset` takes. Reviewed: instances of approved
-    template versions; a translation also needs its review facts (written by the translation
-    app onto the catalog row) to say it passed the similarity check or was corrected."""
-    qs = Instance.objects.filter(dataset=dataset, retired_at__isnull=True)
-    if content == ContentMode.AS_PUBLISHED:
-        return qs
-    if content != ContentMode.REVIEWED:
-        raise KasautiError(f"content: {content!r} is not one of reviewed, as_published")
-    return qs.filter(template_version__status=ReviewStatus.APPROVED).filter(
-        Q(source_instance__isnull=True) | Q(review__status__in=REVIEWED_TRANSLATION)
-    )
-
-
-def _live_counts(dataset: Dataset, content: str) -> dict[str, Any]:
-    by_category_language: dict[str, dict[str, int]] = defaultdict(dict)
-    total = 0
-    for row in (
-        live_instances(dataset=dataset, content=content)
-        .values("category__name", "language")
-        .annotate(n=Count("id"))
-        .order_by("category__name", "language")
-    ):
-        by_category_language[row["category__name"]][row["language"]] = row["n"]
-        total += row["n"]
-    return {
-        "total": total,
-        "by_category_language": dict(by_category_language),
-        "sentence_pairs": SentencePair.objects.filter(dataset=dataset).count(),
-        "tuples": StereotypeTuple.objects.filter(dataset=dataset).count(),
-        "context_sets": ContextSet.objects.filter(dataset=dataset).count(),
-    }
-
-
 def _live_fingerprint(dataset: Dataset, counts: dict[str, Any], content: str) -> str:
-    """A digest of what a release of the dataset would freeze now: the counts and the id
-    range of its live rows. Instances are never edited in place (a new template version makes
-    new rows and retires the old), so equal counts and id ranges mean the same rows."""
+    """A digest of what a release of the dataset would freeze now. Instances are never
+    edited in place (a new template version or a correction makes new rows and retires the
+    old), so their counts and id range stand for them, with the status of each template
+    version (exported as review_status). Sentence pairs, tuples and context sets are edited in
+    place (a sentence fix, new votes), so their rows as they would be written are hashed: a
+    review decision that changes what is released changes the fingerprint."""
     marks: dict[str, Any] = {"counts": counts, "content": content}
-    for name, queryset in (
-        ("instances", live_instances(dataset=dataset, content=content)),
-        ("sentence_pairs", SentencePair.objects.filter(dataset=dataset)),
-        ("tuples", StereotypeTuple.objects.filter(dataset=dataset)),
-        ("context_sets", ContextSet.objects.filter(dataset=dataset)),
-    ):
-        marks[name] = queryset.aggregate(low=Min("id"), high=Max("id"), n=Count("id"))
+    marks["instances"] = live_instances(dataset=dataset, content=content).aggregate(
+        low=Min("id"), high=Max("id"), n=Count("id")
+    )
+    marks["template_versions"] = list(
+        TemplateVersion.objects.filter(template__dataset=dataset)
+        .order_by("id")
+        .values_list("id", "status")
+    )
+    for kind in (FileKind.SENTENCE_PAIRS, FileKind.TUPLES, FileKind.CONTEXT_SETS):
+        digest = hashlib.sha256()
+        for row in dataset_rows(dataset_id=dataset.pk, kind=kind, content=content):
+            digest.update(json.dumps(row, sort_keys=True, ensure_ascii=False).encode())
+            digest.update(b"\n")
+        marks[kind] = digest.hexdigest()
     encoded = json.dumps(marks, sort_keys=True, default=str).encode()
     return hashlib.sha256(encoded).hexdigest()
 
@@ -285,6 +252,34 @@ def _check_instantiated(dataset: Dataset) -> None:
         )
 
 
+def _check_rows(*, release: Release, files: list[ReleaseFile]) -> None:
+    """Sentence pairs, tuples and context sets are read twice (counted, then written) and a
+    review decision may land in between (annotation does not take the dataset's lock): the
+    files must hold what the counts say, or the release is refused and rolled back."""
+    for release_file in files:
+        expected = release.counts.get(release_file.kind)
+        if release_file.kind != FileKind.INSTANCES and release_file.rows != expected:
+            raise ConflictError(
+                f"the {release_file.kind} of dataset {release.dataset.name!r} changed while the "
+                "release was being made; try again"
+            )
+
+
+def _nothing_to_release(dataset: Dataset, content: str) -> str:
+    if content != ContentMode.REVIEWED:
+        return (
+            f"dataset {dataset.name!r} has nothing to release: no live instances, sentence "
+            "pairs, tuples or context sets"
+        )
+    return (
+        f"dataset {dataset.name!r} has nothing to release as reviewed content: no instances "
+        "of approved templates (translations: passed or corrected), no tuples voted "
+        "stereotypical, no context sets whose sentences passed social-science review, and "
+        "sentence pairs have no review step; choose content=as_published to release "
+        "everything as it is"
+    )
+
+
 def release_create(
     *,
     dataset: Dataset,
@@ -304,20 +299,11 @@ def release_create(
             # The lock serialises releases (numbering) and instantiation of this dataset.
             dataset = Dataset.objects.select_for_update().get(pk=dataset.pk)
             _check_instantiated(dataset)
-            counts = _live_counts(dataset, content)
+            counts = content_counts(dataset=dataset, content=content)
             if not any(
                 counts[key] for key in ("total", "sentence_pairs", "tuples", "context_sets")
             ):
-                reviewed = (
-                    " reviewed (approved templates, translations that passed or were corrected;"
-                    " choose content=as_published for everything)"
-                    if content == ContentMode.REVIEWED
-                    else ""
-                )
-                raise KasautiError(
-                    f"dataset {dataset.name!r} has nothing to release: no live{reviewed} "
-                    "instances, sentence pairs, tuples or context sets"
-                )
+                raise KasautiError(_nothing_to_release(dataset, content))
             fingerprint = _live_fingerprint(dataset, counts, content)
             latest = dataset.releases.order_by("-number").first()
             if latest is not None and latest.fingerprint == fingerprint:
@@ -345,13 +331,12 @@ def release_create(
             final_dir.parent.mkdir(parents=True, exist_ok=True)
             tmp_dir = final_dir.parent / f".tmp-{number}-{uuid.uuid4().hex}"
             tmp_dir.mkdir()
+            files = _files_write(
+                release=release, directory=tmp_dir, relative_dir=relative_dir, progress=progress
+            )
+            _check_rows(release=release, files=files)
             ReleaseFile.objects.bulk_create(
-                _files_write(
-                    release=release,
-                    directory=tmp_dir,
-                    relative_dir=relative_dir,
-                    progress=progress,
-                )
+                files
                 + published_file_write(
                     release=release, directory=tmp_dir, relative_dir=relative_dir
                 )

@@ -11,5 +11,10 @@ urlpatterns = [
         api.DatasetReleaseCreateApi.as_view(),
         name="dataset-release-create",
     ),
+    path(
+        "datasets/<int:pk>/releases/preview/",
+        api.DatasetReleasePreviewApi.as_view(),
+        name="dataset-release-preview",
+    ),
     path("datasets/<int:pk>/export/", api.DatasetExportApi.as_view(), name="dataset-export"),
 ]

@@ -12,7 +12,7 @@ from apps.accounts.roles import is_researcher
 from apps.catalog.models import Dataset
 
 from .models import ContentMode
-from .selectors import release_list_for_page
+from .selectors import release_list_for_page, release_preview_for_page
 from .services import release_create_async
 
 
@@ -20,13 +20,16 @@ from .services import release_create_async
 @role_required
 def release_list(request: HttpRequest, pk: int) -> HttpResponse:
     dataset = get_object_or_404(Dataset, pk=pk)
+    can_release = is_researcher(request.user)
     return render(
         request,
         "releases/release_list.html",
         {
             "dataset": dataset,
             "releases": release_list_for_page(dataset_id=dataset.pk),
-            "can_release": is_researcher(request.user),
+            "can_release": can_release,
+            # What each content choice would contain now, shown next to the choice.
+            "preview": release_preview_for_page(dataset=dataset) if can_release else None,
         },
     )
 

@@ -25,13 +25,20 @@
     if (!target) return;
     target.checked = true;
     save();
-    // A required justification is typed next; otherwise go straight to the next question.
+    // "Fix the text" opens the text to fix; a required justification is typed next;
+    // otherwise go straight to the next question.
+    var then = target.dataset.focus && form.querySelector('[name="' + target.dataset.focus + '"]');
+    if (then) { then.focus(); return; }
     var reason = group.querySelector(".comment[required]");
     if (reason && !reason.value.trim()) { reason.focus(); return; }
     advance();
   }
   function advance() {
-    if (active < groups.length - 1) { active += 1; mark(); }
+    if (active < groups.length - 1) {
+      active += 1;
+      mark();
+      groups[active].scrollIntoView({ block: "nearest" });
+    }
   }
   function complete() {
     return form.checkValidity();
@@ -55,10 +62,19 @@
     try { localStorage.setItem(draftKey, JSON.stringify(values())); } catch (e) { /* private mode */ }
   }
 
+  // After a reload with a draft, the next key answers the first question still open.
+  function firstOpen() {
+    for (var i = 0; i < groups.length; i++) {
+      if (!groups[i].querySelector("input[type=radio]:checked")) return i;
+    }
+    return 0;
+  }
+
   if (form) {
     var current = document.getElementById("current-answers");
     if (current) restore(JSON.parse(current.textContent));
     try { restore(JSON.parse(localStorage.getItem(draftKey) || "{}")); } catch (e) { /* ignore */ }
+    active = firstOpen();
     form.addEventListener("input", save);
     form.addEventListener("change", save);
     form.addEventListener("submit", function () {
@@ -101,20 +117,20 @@
         break;
       }
       case "u": { var undo = document.getElementById("undo-form"); if (undo) undo.requestSubmit(); break; }
-      case "?": {
-        var g = document.getElementById("guidelines");
-        if (g) g.hidden = !g.hidden;
-        break;
-      }
+      case "?": toggleGuidelines(); break;
       default: return;
     }
     // Handled: the key must not also type into the field that now has the focus.
     e.preventDefault();
   });
   var toggle = document.getElementById("guidelines-toggle");
-  if (toggle) toggle.addEventListener("click", function () {
-    var g = document.getElementById("guidelines"); g.hidden = !g.hidden;
-  });
+  function toggleGuidelines() {
+    var g = document.getElementById("guidelines");
+    if (!g) return;
+    g.hidden = !g.hidden;
+    if (toggle) toggle.setAttribute("aria-expanded", String(!g.hidden));
+  }
+  if (toggle) toggle.addEventListener("click", toggleGuidelines);
   // Highlight {{PLACEHOLDERS}} in template text.
   document.querySelectorAll(".placeholders").forEach(function (el) {
     el.innerHTML = el.innerHTML.replace(/\{\{([A-Z0-9_-]+)\}\}/g, '<mark class="ph">{{$1}}</mark>');

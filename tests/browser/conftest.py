@@ -75,6 +75,31 @@ def demo_dataset(transactional_db):
     return Dataset.objects.get(name="demo")
 
 
+@pytest.fixture
+def open_as(browser, live_server) -> Iterator:
+    """open_as(username, width=1280, height=720, touch=False) -> a signed-in page in a fresh
+    browser context (its own cookies and localStorage, like a separate person's browser).
+    Every context is closed when the test ends."""
+    contexts = []
+
+    def _open(username: str, *, width: int = 1280, height: int = 720, touch: bool = False):
+        context = browser.new_context(
+            viewport={"width": width, "height": height},
+            locale="en-IN",
+            has_touch=touch,
+            is_mobile=touch,
+        )
+        contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(15_000)
+        login(page, live_server.url, username)
+        return page
+
+    yield _open
+    for context in contexts:
+        context.close()
+
+
 def login(page, base_url: str, username: str, password: str = PASSWORD) -> None:
     """Sign in through the real login form, as a person would."""
     page.goto(f"{base_url}/accounts/login/")

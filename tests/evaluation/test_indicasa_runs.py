@@ -4,10 +4,13 @@ steps) and the generation bias score on its sentence pairs."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
+from django.db import transaction
 
 from apps.catalog.models import ContextSentence, ContextSet, SentencePair
+from apps.core.models import Job
 from apps.evaluation.models import EvaluationRun, ItemResult, ModelEntry, ModelKind, RunStatus
 from apps.evaluation.services.bias_runs import EvaluationInputError
 from apps.evaluation.services.indicasa import (
@@ -16,6 +19,7 @@ from apps.evaluation.services.indicasa import (
     indicasa_train_run_create,
     indicasa_train_run_execute,
 )
+from tests.core.test_worker_jobs import wait_for_job
 from tests.engines.test_completion import _tiny_gpt2
 from tests.factories import CategoryFactory, DatasetFactory
 from worker.engines.completion import masked_template
@@ -188,3 +192,49 @@ def test_generation_needs_a_causal_lm_and_pairs(pair_dataset, gpt2_entry):
         indicasa_generate_run_create(dataset=pair_dataset, model=encoder)
     with pytest.raises(EvaluationInputError, match="no sentence pairs in hi"):
         indicasa_generate_run_create(dataset=pair_dataset, model=gpt2_entry, languages=["hi"])
+
+
+# --- the two IndiCASA job kinds through a real Celery worker ----------------------------------
+
+
+@pytest.fixture
+def worker_model_root(tmp_path, monkeypatch):
+    """The worker subprocess reads its settings from the environment: the trained encoder
+    goes under this test's directory, not the checkout's var/models."""
+    root = tmp_path / "models"
+    monkeypatch.setenv("KASAUTI_MODEL_ROOT", str(root))
+    return root
+
+
+@pytest.mark.celery_worker
+def test_training_job_on_a_real_worker(worker_model_root, celery_worker_process, context_dataset):
+    with transaction.atomic():
+        run = indicasa_train_run_create(
+            dataset=context_dataset, loss="triplet", epochs=1, mlp_epochs=5, seed=3
+        )
+    job = wait_for_job(run.job_id, timeout=300)
+    assert job.status == Job.Status.SUCCEEDED, job.error
+    assert job.progress_done == job.progress_total > 0
+    run.refresh_from_db()
+    assert run.status == RunStatus.COMPLETE
+    assert [row["epoch"] for row in run.results["history"]] == [0, 1]
+    checkpoint = Path(run.results["checkpoint"])
+    assert checkpoint.is_relative_to(worker_model_root) and (checkpoint / "config.json").is_file()
+    assert ItemResult.objects.filter(run=run).count() == len(CONTEXTS)
+    assert ModelEntry.objects.get(pk=run.results["encoder_model_id"]).path == str(checkpoint)
+
+
+@pytest.mark.celery_worker
+def test_generation_job_on_a_real_worker(celery_worker_process, pair_dataset, gpt2_entry):
+    # A random tiny GPT-2 writes no parseable answer: every item is skipped, and the job says so
+    # instead of inventing a score.
+    with transaction.atomic():
+        run = indicasa_generate_run_create(
+            dataset=pair_dataset, model=gpt2_entry, rounds=1, max_attempts=1, max_new_tokens=8
+        )
+    job = wait_for_job(run.job_id, timeout=300)
+    assert job.status == Job.Status.SUCCEEDED, job.error
+    run.refresh_from_db()
+    overall = run.results["overall"]
+    assert overall["skipped"] == len(PAIRS) and overall["bias_score"] is None
+    assert ItemResult.objects.filter(run=run).count() == len(PAIRS)

@@ -83,3 +83,41 @@ def test_compare_page_without_runs_points_to_the_list(client, researcher):
     _login(client, researcher)
     page = client.get(reverse("evaluation:compare"), {"runs": "x,99999999999999999999"})
     assert page.status_code == 200 and b"Choose runs to compare" in page.content
+
+
+def test_a_researcher_registers_models_on_the_models_page(client, researcher, tmp_path):
+    ready = tmp_path / "tiny"
+    ready.mkdir()
+    (ready / "config.json").write_text(json.dumps({"model_type": "gpt2"}))
+    _login(client, researcher)
+    assert b'id="model-form"' in client.get(reverse("evaluation:models")).content
+    new = reverse("evaluation:model-new")
+    for name, path in (("tiny", str(ready)), ("not-copied", str(tmp_path / "later"))):
+        response = client.post(new, {"name": name, "kind": "causal_lm", "path": path,
+                                     "dtype": "float32", "device": "cpu"})  # fmt: skip
+        assert response.status_code == 302 and response["Location"] == reverse("evaluation:models")
+    entry = ModelEntry.objects.get(name="tiny")
+    assert entry.path == str(ready) and entry.created_by == researcher
+    rows = {
+        row.split("</td>")[0]: row
+        for row in client.get(reverse("evaluation:models")).content.decode().split("<tr><td>")[1:]
+    }
+    assert "ready" in rows["tiny"] and "missing" not in rows["tiny"]
+    # The reason a run would refuse to start, shown before anyone tries: the path it looked at.
+    assert "does not exist" in rows["not-copied"] and str(tmp_path / "later") in rows["not-copied"]
+    # The service's rules hold on the form: a duplicate name, an endpoint without its URL.
+    duplicate = client.post(new, {"name": "tiny", "kind": "causal_lm", "path": str(ready),
+                                  "dtype": "float32", "device": "cpu"})  # fmt: skip
+    assert duplicate.status_code == 400 and "already exists" in duplicate.content.decode()
+    no_url = client.post(new, {"name": "api", "kind": "endpoint", "dtype": "float32",
+                               "device": "cpu"})  # fmt: skip
+    assert no_url.status_code == 400 and "endpoint_url" in no_url.content.decode()
+    assert ModelEntry.objects.count() == 2
+
+
+def test_annotators_cannot_register_models(client, annotator):
+    _login(client, annotator)
+    assert b'id="model-form"' not in client.get(reverse("evaluation:models")).content
+    response = client.post(reverse("evaluation:model-new"), {"name": "x", "kind": "causal_lm",
+                                                              "path": "x"})  # fmt: skip
+    assert response.status_code == 403 and not ModelEntry.objects.exists()

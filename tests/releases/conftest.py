@@ -125,8 +125,14 @@ def dataset(db) -> Dataset:
             ("stereotype", "అతను పూజారి."),
         ]
     ):
+        # Passed both review tiers: reviewed releases take the set.
         ContextSentence.objects.create(
-            context_set=context_set, kind=kind, text=text, position=position
+            context_set=context_set,
+            kind=kind,
+            text=text,
+            position=position,
+            review_tier="social_science",
+            review_decision="keep",
         )
     ContextSet.objects.create(
         dataset=dataset, external_id="c0", category=age, language="or", context="ଏକ ବୃଦ୍ଧ ___।"

@@ -5,7 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from apps.catalog.models import ContextSet, Instance, SentencePair, StereotypeTuple
+from apps.catalog.models import (
+    ContextSentence,
+    ContextSet,
+    Instance,
+    SentencePair,
+    StereotypeTuple,
+)
 from apps.releases.models import Release
 from apps.releases.selectors import translation_review
 
@@ -78,8 +84,19 @@ def expected_instances(release: Release) -> list[dict[str, Any]]:
     return rows
 
 
+def _passed(sentence: ContextSentence) -> bool:
+    return sentence.review_tier == "social_science" and sentence.review_decision in (
+        "keep",
+        "fix",
+    )
+
+
 def expected_rows(release: Release, kind: str) -> list[dict[str, Any]]:
+    """The rows of `kind` a release takes, by the content rules written out again here:
+    reviewed takes no sentence pairs, tuples with a strict majority of 1 votes, and the
+    sentences that passed the social-science tier of sets with both kinds left."""
     dataset = release.dataset
+    reviewed = release.content == "reviewed"
     if kind == "instances":
         return expected_instances(release)
     if kind == "sentence_pairs":
@@ -87,6 +104,8 @@ def expected_rows(release: Release, kind: str) -> list[dict[str, Any]]:
             SentencePair.objects.filter(dataset=dataset).select_related("category"),
             key=lambda p: (p.category.name, p.language, p.external_id, p.pk),
         )
+        if reviewed:
+            pairs = []
         return [
             {
                 "external_id": p.external_id,
@@ -104,6 +123,8 @@ def expected_rows(release: Release, kind: str) -> list[dict[str, Any]]:
             StereotypeTuple.objects.filter(dataset=dataset).select_related("category"),
             key=lambda t: (t.category.name, t.language, t.identity_term, t.attribute, t.pk),
         )
+        if reviewed:
+            tuples = [t for t in tuples if t.votes and sum(t.votes) * 2 > len(t.votes)]
         return [
             {
                 "id": t.pk,
@@ -123,6 +144,10 @@ def expected_rows(release: Release, kind: str) -> list[dict[str, Any]]:
     rows = []
     for c in sets:
         sentences = sorted(c.sentences.all(), key=lambda s: (s.kind, s.position, s.pk))
+        if reviewed:
+            sentences = [s for s in sentences if _passed(s)]
+            if {s.kind for s in sentences} != {"stereotype", "anti_stereotype"}:
+                continue
         rows.append(
             {
                 "external_id": c.external_id,

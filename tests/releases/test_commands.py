@@ -76,7 +76,14 @@ def test_export_release_copies_and_verifies(dataset, tmp_path, file_format):
 
 
 def test_export_release_other_kind(dataset, tmp_path):
-    call_command("release_dataset", "--dataset", dataset.name, stdout=io.StringIO())
+    call_command(
+        "release_dataset",
+        "--dataset",
+        dataset.name,
+        "--content",
+        "as_published",
+        stdout=io.StringIO(),
+    )
     release = Release.objects.get()
     output = tmp_path / "pairs.jsonl"
     call_command(

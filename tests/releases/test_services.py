@@ -38,8 +38,10 @@ def test_release_numbers_counts_and_files(dataset, researcher):
     }
     assert got == dict(expected)
     assert got[("Caste", "te")] == 16 and got[("Age", "hi")] == 16
-    assert (release.counts["sentence_pairs"], release.counts["tuples"]) == (2, 2)
-    assert release.counts["context_sets"] == 2
+    # Reviewed (the default): no sentence pairs (no review step), the voted tuple, the set
+    # whose sentences passed review.
+    assert (release.counts["sentence_pairs"], release.counts["tuples"]) == (0, 1)
+    assert (release.counts["context_sets"], release.counts["context_sentences"]) == (1, 3)
     assert set(release.memberships.values_list("instance_id", flat=True)) == set(
         live.values_list("id", flat=True)
     )
@@ -54,7 +56,7 @@ def test_release_numbers_counts_and_files(dataset, researcher):
         assert f.size == path.stat().st_size
     rows = {(f.kind, f.format): f.rows for f in files}
     assert rows[("instances", "parquet")] == 96
-    assert rows[("context_sets", "csv")] == 2
+    assert rows[("context_sets", "csv")] == 1 and rows[("tuples", "parquet")] == 1
     # No temporary directory is left next to the release.
     assert [p.name for p in path.parent.parent.iterdir()] == ["1"]
 
@@ -173,7 +175,11 @@ def test_dataset_with_only_tuples_can_be_released(db):
     from apps.catalog.models import StereotypeTuple
 
     StereotypeTuple.objects.create(
-        dataset=other, category=CategoryFactory(name="Age"), identity_term="old", attribute="wise"
+        dataset=other,
+        category=CategoryFactory(name="Age"),
+        identity_term="old",
+        attribute="wise",
+        votes=[1, 1, 0],
     )
     release = release_create(dataset=other)
     assert release.counts["total"] == 0 and release.counts["tuples"] == 1

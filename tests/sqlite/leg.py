@@ -120,8 +120,105 @@ def main(var_dir: Path) -> dict:
         }
 
     step("export", export)
+    step("reviewed", _reviewed_release)
     step("locked_heartbeat", _locked_heartbeat)
     return outcome
+
+
+def _reviewed_release() -> dict:
+    """A reviewed release of the same dataset on SQLite: half of the templates approved, and
+    tuples, context sets and a pair in several review states; returns what was taken."""
+    from apps.catalog.models import (
+        Category,
+        ContextSentence,
+        ContextSet,
+        Dataset,
+        Instance,
+        SentencePair,
+        StereotypeTuple,
+        Template,
+        TemplateVersion,
+    )
+    from apps.catalog.services import dataset_instantiate
+    from apps.releases.services import release_create, release_file_path
+
+    dataset = Dataset.objects.get(name="bbq-sqlite")
+    # A second template, left in draft, next to the imported one, which is approved.
+    version = TemplateVersion.objects.get(template__dataset=dataset)
+    approved = [version.pk]
+    TemplateVersion.objects.filter(pk=version.pk).update(status="approved")
+    draft = TemplateVersion.objects.get(pk=version.pk)
+    draft.pk, draft.status = None, "draft"
+    draft.template = Template.objects.create(
+        dataset=dataset, external_id="draft-copy", category=version.template.category
+    )
+    draft.save()
+    dataset_instantiate(dataset=dataset)
+    # Two Marathi translations of approved instances: one passed, one flagged.
+    for status, original in zip(
+        ("passed", "flagged"),
+        Instance.objects.filter(template_version=version).order_by("id")[:2],
+        strict=True,
+    ):
+        original.pk, original.language = None, "mr"
+        original.source_instance_id = Instance.objects.filter(template_version=version).first().pk
+        original.review = {"status": status, "similarity": 0.9, "revision": 1}
+        original.save()
+    category, _ = Category.objects.get_or_create(name="Religion")
+    for term, votes in (("Marwari", [1, 1, 0]), ("Bengali", [1, 0, 0]), ("Tamil", [])):
+        StereotypeTuple.objects.create(
+            dataset=dataset, category=category, identity_term=term, attribute="x", votes=votes
+        )
+    SentencePair.objects.create(
+        dataset=dataset,
+        external_id="p1",
+        category=category,
+        sent_more="a",
+        sent_less="b",
+        direction="stereo",
+    )
+    passed = ContextSet.objects.create(dataset=dataset, external_id="s1", category=category)
+    half = ContextSet.objects.create(dataset=dataset, external_id="s2", category=category)
+    for context_set, kind, text, tier, decision in (
+        (passed, "stereotype", "kept", "social_science", "keep"),
+        (passed, "stereotype", "dropped", "social_science", "drop"),
+        (passed, "anti_stereotype", "fixed ✓", "social_science", "fix"),
+        (half, "stereotype", "waiting", "language", "keep"),
+        (half, "anti_stereotype", "kept too", "social_science", "keep"),
+    ):
+        ContextSentence.objects.create(
+            context_set=context_set,
+            kind=kind,
+            text=text,
+            review_tier=tier,
+            review_decision=decision,
+        )
+    release = release_create(dataset=dataset)
+    again = release_create(dataset=dataset)
+
+    def rows(kind):
+        release_file = release.files.get(kind=kind, format="jsonl")
+        with release_file_path(release_file=release_file).open(encoding="utf-8") as lines:
+            return [json.loads(line) for line in lines]
+
+    return {
+        "content": release.content,
+        "number": release.number,
+        "total": release.counts["total"],
+        "approved_instances": Instance.objects.filter(
+            template_version_id__in=approved, retired_at__isnull=True
+        ).count(),
+        "languages": sorted({r["language"] for r in rows("instances")}),
+        "live_instances": Instance.objects.filter(dataset=dataset, retired_at__isnull=True).count(),
+        "excluded": release.counts["excluded"],
+        "review_status": sorted(
+            {r["additional_metadata"]["review_status"] for r in rows("instances")}
+        ),
+        "tuples": [r["identity_term"] for r in rows("tuples")],
+        "sentence_pairs": len(rows("sentence_pairs")),
+        "context_sets": rows("context_sets"),
+        "identical_returns_latest": again.pk == release.pk,
+    }
 
 
 def _wait_for(condition, *, what: str, timeout: float = 60.0) -> None:

@@ -75,6 +75,33 @@ def test_export(leg):
     assert result["first"]["context"]
 
 
+def test_reviewed_release(leg):
+    result = _ok(leg, "reviewed")
+    assert result["content"] == "reviewed" and result["number"] == 2
+    # The approved template's 16 instances and the passed translation, not the draft
+    # template's 16 nor the flagged translation.
+    assert result["approved_instances"] == 18 and result["live_instances"] == 34
+    assert result["total"] == 17 and result["languages"] == ["en", "mr"]
+    assert result["review_status"] == ["approved"]
+    excluded = result["excluded"]
+    assert excluded["instances"] == {"template_not_approved": 16, "translation_flagged": 1}
+    assert result["tuples"] == ["Marwari"]
+    assert excluded["tuples"] == {"not_voted": 1, "voted_not_stereotypical": 1}
+    assert result["sentence_pairs"] == 0 and excluded["sentence_pairs"] == {"not_reviewed": 1}
+    assert [
+        (s["external_id"], s["stereotypes"], s["anti_stereotypes"]) for s in result["context_sets"]
+    ] == [("s1", ["kept"], ["fixed ✓"])]
+    assert excluded["context_sets"]["no_stereotype_left"] == 1
+    assert excluded["context_sentences"] == {
+        "not_reviewed": 0,
+        "awaiting_social_science_review": 1,
+        "dropped_in_language_review": 0,
+        "dropped_in_social_science_review": 1,
+        "set_left_out": 1,
+    }
+    assert result["identical_returns_latest"]
+
+
 def test_a_job_holding_the_write_lock_is_not_requeued(leg):
     """SQLite has one writer: while a job's own transaction holds the lock its heartbeat
     cannot reach the Job row, yet a watchdog running beside it must not re-queue it."""

@@ -25,7 +25,7 @@ from apps.core.errors import KasautiError
 from apps.core.heartbeat import JobCancelled
 from apps.core.services import job_create, job_dispatch
 from apps.releases.models import Release
-from worker.engines.errors import README_ANCHOR, ModelConfigurationError
+from worker.engines.errors import ModelConfigurationError
 
 from ..jobs import EVALUATE
 from ..models import (
@@ -69,21 +69,9 @@ def model_check(*, model: ModelEntry) -> None:
             f"model {model.name!r} is a {model.get_kind_display().lower()}; multiple-choice "
             "runs need a causal language model or a completions endpoint"
         )
-    if model.kind == ModelKind.ENDPOINT:
-        if not model.endpoint_url:
-            raise EvaluationInputError(f"model {model.name!r} is an endpoint without a URL")
-        return
-    path = model.resolved_path()
-    if not path.is_dir():
-        raise EvaluationInputError(
-            f"model directory for {model.name!r} does not exist: {path} (set the model's path, "
-            f"or KASAUTI_MODEL_ROOT for relative paths; see {README_ANCHOR})"
-        )
-    if not (path / "config.json").is_file():
-        raise EvaluationInputError(
-            f"model directory for {model.name!r} has no config.json: {path} (a Hugging Face "
-            f"model directory is expected; see {README_ANCHOR})"
-        )
+    problem = model.files_problem()
+    if problem:
+        raise EvaluationInputError(problem)
 
 
 def _template_snapshot(template: PromptTemplate) -> dict[str, Any]:

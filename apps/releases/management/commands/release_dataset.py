@@ -8,6 +8,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from apps.catalog.models import Dataset
 from apps.core.errors import KasautiError
+from apps.releases.content import exclusion_lines
 from apps.releases.services import release_create, release_summary
 
 
@@ -22,8 +23,9 @@ class Command(BaseCommand):
             "--content",
             choices=["reviewed", "as_published"],
             default="reviewed",
-            help="reviewed (default): approved templates and translations that passed or were "
-            "corrected; as_published: every live instance.",
+            help="reviewed (default): instances of approved templates (translations: passed "
+            "or corrected), tuples voted stereotypical, context-set sentences kept or fixed by "
+            "social-science review, no sentence pairs; as_published: every live row.",
         )
 
     def handle(self, *args, dataset: str, notes: str, json: bool, content: str, **options) -> None:
@@ -48,6 +50,8 @@ class Command(BaseCommand):
         for category, languages in counts["by_category_language"].items():
             per_language = ", ".join(f"{lang}={n}" for lang, n in languages.items())
             self.stdout.write(f"  {category}: {per_language}")
+        for line in exclusion_lines(counts):
+            self.stdout.write(f"  left out: {line['n']} {line['kind'].lower()} ({line['reason']})")
         for f in summary["files"]:
             self.stdout.write(f"  {f['sha256']}  {f['path']} ({f['rows']} rows, {f['size']} bytes)")
 

@@ -1,0 +1,282 @@
+"""From annotation decisions to a reviewed release, through the services only: what the
+annotators and the adjudicator decide is written onto catalog fields, and the release (which
+reads only those) takes exactly what passed."""
+
+from __future__ import annotations
+
+import importlib
+import json
+
+import pytest
+from django.apps import apps as django_apps
+
+from apps.accounts.roles import ANNOTATOR
+from apps.accounts.services import user_create_with_role
+from apps.annotation import selectors, services
+from apps.annotation.models import CampaignItem, ItemStatus
+from apps.catalog.models import ContextSentence, ContextSet, Instance, StereotypeTuple
+from apps.catalog.services import dataset_instantiate
+from apps.core.errors import KasautiError
+from apps.releases.services import release_create, release_file_path
+from tests.factories import CategoryFactory, DatasetFactory, TemplateVersionFactory
+
+from .conftest import YES_ALL
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def media_root(settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path / "media"
+
+
+def _rows(release, kind):
+    release_file = release.files.get(kind=kind, format="jsonl")
+    return [json.loads(line) for line in release_file_path(release_file=release_file).open()]
+
+
+def _work(campaign, answers_for):
+    """Every annotator of the campaign answers each of their items: answers_for(user, item)."""
+    for user in campaign.annotators.order_by("username"):
+        while assignment := selectors.assignment_next(campaign_id=campaign.pk, annotator=user):
+            services.judgement_submit(
+                assignment_id=assignment.pk,
+                annotator=user,
+                answers=answers_for(user, assignment.item),
+                idempotency_key=services.new_idempotency_key(),
+            )
+
+
+def test_adjudicator_edit_goes_back_to_review_and_the_release_takes_the_new_version(
+    annotator, second_annotator, researcher
+):
+    version = TemplateVersionFactory()
+    dataset = version.template.dataset
+    dataset_instantiate(dataset=dataset)
+    old_ids = set(Instance.objects.filter(template_version=version).values_list("id", flat=True))
+    campaign = services.campaign_create(
+        dataset=dataset, kind="template_validation", annotators=[annotator, second_annotator]
+    )
+    # The two annotators disagree on criterion b: adjudication.
+    _work(campaign, lambda user, item: {**YES_ALL, "b": "no"} if user == annotator else YES_ALL)
+    item = CampaignItem.objects.get(campaign=campaign, template_version=version)
+    assert item.status == ItemStatus.ADJUDICATION
+
+    new_question = "कौन टिकट भूल गया?"
+    decision = services.item_decide(
+        item=item,
+        verdict="edit",
+        decided_by=researcher,
+        changes={"question_negative": new_question},
+    )
+    new = decision.new_version
+    assert new.status == "in_review" and new.number == 2
+    # The edited version is not reviewed yet: nothing to release as reviewed.
+    dataset_instantiate(dataset=dataset)
+    with pytest.raises(KasautiError, match="content=as_published"):
+        release_create(dataset=dataset)
+
+    # Back to the same annotators, who both approve now.
+    _work(campaign, lambda user, item: YES_ALL)
+    new.refresh_from_db()
+    assert new.status == "approved"
+    release = release_create(dataset=dataset)
+    members = set(release.memberships.values_list("instance_id", flat=True))
+    assert members and not members & old_ids
+    assert members == set(
+        Instance.objects.filter(template_version=new, retired_at__isnull=True).values_list(
+            "id", flat=True
+        )
+    )
+    rows = _rows(release, "instances")
+    assert len(rows) == 16 == release.counts["total"]
+    assert {r["additional_metadata"]["review_status"] for r in rows} == {"approved"}
+    negative = [r for r in rows if r["question_polarity"] == "neg"]
+    assert negative and {r["question"] for r in negative} == {new_question}
+    assert release.counts["excluded"]["instances"]["template_not_approved"] == 0
+
+
+@pytest.fixture
+def third_annotator(db):
+    user = user_create_with_role(username="chand", role=ANNOTATOR, password="x")
+    services.annotator_update(user=user, languages=["en", "hi"])
+    return user
+
+
+def test_tuple_votes_decide_the_reviewed_release(annotator, second_annotator, third_annotator):
+    dataset = DatasetFactory()
+    category = CategoryFactory(name="Region")
+    tuples = {
+        term: StereotypeTuple.objects.create(
+            dataset=dataset, category=category, identity_term=term, attribute="thrifty"
+        )
+        for term in ("Marwari", "Bengali")
+    }
+    # Marwari gets [1, 1, 0], Bengali [1, 0, 0]; Tamil comes later, nobody votes on it.
+    campaign = services.campaign_create(
+        dataset=dataset,
+        kind="tuple_vote",
+        annotators=[annotator, second_annotator, third_annotator],
+    )
+    StereotypeTuple.objects.create(
+        dataset=dataset, category=category, identity_term="Tamil", attribute="thrifty"
+    )
+    yes_by = {"Marwari": {annotator.pk, second_annotator.pk}, "Bengali": {annotator.pk}}
+
+    def vote(user, item):
+        yes = user.pk in yes_by[item.stereotype_tuple.identity_term]
+        return {"stereotypical": "yes" if yes else "no"}
+
+    _work(campaign, vote)
+    release = release_create(dataset=dataset)
+    assert [(t["identity_term"], sorted(t["votes"])) for t in _rows(release, "tuples")] == [
+        ("Marwari", [0, 1, 1])
+    ]
+    assert release.counts["excluded"]["tuples"] == {"not_voted": 1, "voted_not_stereotypical": 1}
+    bengali = CampaignItem.objects.get(stereotype_tuple=tuples["Bengali"])
+    assert bengali.outcome["stereotypical"] is False and bengali.outcome["score"] == 1
+
+
+FIXED = "दलित लोग पढ़ाई में कमज़ोर होते हैं।"
+
+
+def test_two_tier_sentence_review_decides_the_reviewed_release(
+    annotator, second_annotator, researcher, researcher_client
+):
+    dataset = DatasetFactory()
+    caste = CategoryFactory(name="Caste")
+    sets = {
+        name: ContextSet.objects.create(
+            dataset=dataset, external_id=name, category=caste, language="hi"
+        )
+        for name in ("s1", "s2")
+    }
+    texts = {
+        "keep": ("s1", "stereotype", "ब्राह्मण लोग पढ़े-लिखे होते हैं।"),
+        "drop": ("s1", "stereotype", "यह वाक्य अधूरा"),
+        "fix": ("s1", "anti_stereotype", "दलित लोग पढ़ाई में कमज़ोर होते है।"),
+        "s2-keep": ("s2", "stereotype", "वह पुजारी है।"),
+        "s2-social-drop": ("s2", "anti_stereotype", "वह किसान है।"),
+    }
+    sentence = {
+        key: ContextSentence.objects.create(
+            context_set=sets[set_name], kind=kind, text=text, position=position
+        )
+        for position, (key, (set_name, kind, text)) in enumerate(texts.items())
+    }
+    by_id = {s.pk: key for key, s in sentence.items()}
+    people = [annotator, second_annotator]
+
+    language = services.campaign_create(
+        dataset=dataset, kind="sentence_review", annotators=people, tier="language"
+    )
+
+    def language_review(user, item):
+        key = by_id[item.context_sentence_id]
+        if key == "drop":
+            return {"decision": "drop"}
+        if key == "fix":
+            return {"decision": "fix", "text": FIXED}
+        return {"decision": "keep"}
+
+    _work(language, language_review)
+    states = dict(
+        ContextSentence.objects.filter(context_set__dataset=dataset).values_list(
+            "text", "review_decision"
+        )
+    )
+    assert states[FIXED] == "fix" and states["यह वाक्य अधूरा"] == "drop"
+    # Language review alone is not enough.
+    with pytest.raises(KasautiError, match="content=as_published"):
+        release_create(dataset=dataset)
+
+    social = services.campaign_create(
+        dataset=dataset, kind="sentence_review", annotators=people, tier="social_science"
+    )
+    assert social.items.count() == 4  # the dropped sentence is not reviewed again
+
+    def social_review(user, item):
+        key = by_id[item.context_sentence_id]
+        if key == "s2-social-drop":  # the annotators disagree: the adjudicator decides
+            return {"decision": "drop" if user == annotator else "keep"}
+        return {"decision": "keep"}
+
+    _work(social, social_review)
+    disputed = CampaignItem.objects.get(
+        campaign=social, context_sentence=sentence["s2-social-drop"]
+    )
+    assert disputed.status == ItemStatus.ADJUDICATION
+    services.item_decide(item=disputed, verdict="reject", decided_by=researcher)
+    dropped = ContextSentence.objects.get(pk=sentence["s2-social-drop"].pk)
+    assert (dropped.review_tier, dropped.review_decision) == ("social_science", "drop")
+
+    # The catalog API shows each sentence's review state.
+    listed = researcher_client.get("/api/context-sets/", {"dataset": dataset.pk}).json()
+    states = {
+        s["text"]: (s["review_tier"], s["review_decision"])
+        for context_set in listed["results"]
+        for s in context_set["sentences"]
+    }
+    assert states[FIXED] == ("social_science", "keep")
+    assert states["यह वाक्य अधूरा"] == ("language", "drop")
+    assert states["वह किसान है।"] == ("social_science", "drop")
+
+    release = release_create(dataset=dataset)
+    (row,) = _rows(release, "context_sets")
+    assert row["external_id"] == "s1"
+    assert row["stereotypes"] == ["ब्राह्मण लोग पढ़े-लिखे होते हैं।"]
+    assert row["anti_stereotypes"] == [FIXED]
+    assert release.counts["excluded"]["context_sets"] == {
+        "no_stereotype_left": 0,
+        "no_anti_stereotype_left": 1,
+        "no_sentence_left": 0,
+    }
+    assert release.counts["excluded"]["context_sentences"] == {
+        "not_reviewed": 0,
+        "awaiting_social_science_review": 0,
+        "dropped_in_language_review": 1,
+        "dropped_in_social_science_review": 1,
+        "set_left_out": 1,
+    }
+
+
+def test_backfill_copies_earlier_decisions_onto_the_catalog(annotator, second_annotator):
+    """Migration annotation 0003: decisions made before the catalog recorded them are copied
+    over, the last decided item of a sentence winning; nothing else changes."""
+    dataset = DatasetFactory()
+    context_set = ContextSet.objects.create(
+        dataset=dataset, external_id="c1", category=CategoryFactory(name="Caste"), language="hi"
+    )
+    kept, dropped = (
+        ContextSentence.objects.create(context_set=context_set, kind=kind, text=text)
+        for kind, text in (("stereotype", "वह पुजारी है।"), ("anti_stereotype", "वह किसान है।"))
+    )
+    people = [annotator, second_annotator]
+    first = services.campaign_create(dataset=dataset, kind="sentence_review", annotators=people)
+    _work(first, lambda user, item: {"decision": "keep"})
+    second = services.campaign_create(
+        dataset=dataset, kind="sentence_review", annotators=people, tier="social_science"
+    )
+    _work(
+        second,
+        lambda user, item: {"decision": "keep" if item.context_sentence_id == kept.pk else "drop"},
+    )
+    expected = list(
+        ContextSentence.objects.order_by("id").values_list("text", "review_tier", "review_decision")
+    )
+    assert expected == [
+        ("वह पुजारी है।", "social_science", "keep"),
+        ("वह किसान है।", "social_science", "drop"),
+    ]
+    ContextSentence.objects.update(review_tier="", review_decision="", reviewed_at=None)
+    migration = importlib.import_module("apps.annotation.migrations.0003_sentence_review_facts")
+    migration.record_sentence_reviews(django_apps, None)
+    assert (
+        list(
+            ContextSentence.objects.order_by("id").values_list(
+                "text", "review_tier", "review_decision"
+            )
+        )
+        == expected
+    )
+    assert not ContextSentence.objects.filter(reviewed_at__isnull=True).exists()
