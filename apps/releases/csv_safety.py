@@ -10,6 +10,8 @@ every string. JSONL and Parquet are not touched: they are data formats, not spre
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -26,6 +28,16 @@ def csv_cell_neutralise(value: str) -> str:
 def csv_cell_restore(value: str) -> str:
     """The original text of a neutralised CSV cell (inverse of csv_cell_neutralise)."""
     return value[1:] if value.startswith("'") else value
+
+
+@functools.cache
+def text_scalar(value: str) -> pa.StringScalar:
+    """An Arrow string scalar for Arrow compute. Built from buffers: converting a Python value
+    (pa.scalar, or a str passed to a compute function) imports pandas, about half a second
+    once per process, in the middle of a release."""
+    data = value.encode("utf-8")
+    offsets = np.array([0, len(data)], dtype=np.int32)
+    return pa.StringArray.from_buffers(1, pa.py_buffer(offsets), pa.py_buffer(data))[0]
 
 
 # The same test for a whole Arrow column (CsvWriter's column-wise fast path): every character
@@ -46,4 +58,5 @@ def csv_cells_neutralise(cells: pa.StringArray) -> pa.StringArray:
     if not len(starts) or not _FORMULA_FIRST_BYTE[np.frombuffer(data, np.uint8)[starts]].any():
         return cells  # no cell to neutralise: the common case
     needs = pc.match_substring_regex(cells, _FORMULA_START_RE)
-    return pc.if_else(needs, pc.binary_join_element_wise("'", cells, ""), cells)
+    prefixed = pc.binary_join_element_wise(text_scalar("'"), cells, text_scalar(""))
+    return pc.if_else(needs, prefixed, cells)

@@ -34,7 +34,12 @@ import pyarrow.compute as pc
 import pyarrow.json as pa_json
 import pyarrow.parquet as pq
 
-from .csv_safety import csv_cell_neutralise, csv_cell_restore, csv_cells_neutralise
+from .csv_safety import (
+    csv_cell_neutralise,
+    csv_cell_restore,
+    csv_cells_neutralise,
+    text_scalar,
+)
 
 Row = dict[str, Any]
 
@@ -211,25 +216,29 @@ class LineBatch:
     def nested_json(self) -> dict[str, pa.StringArray]:
         """The JSON text of each nested column, cut out of the lines: the same text CsvWriter
         encodes (both use json's default separators and ensure_ascii=False)."""
-        if not self.rows:
-            return {name: pa.array([], pa.string()) for name in self.spans}
         values = {}
         data = pa.py_buffer(self.data)
+        # Built from buffers: pa.array() would import pandas (seconds, once per process).
+        every_other = pa.Array.from_buffers(
+            pa.int64(), self.rows, [None, pa.py_buffer(np.arange(0, 2 * self.rows, 2))]
+        )
         for name, (start, stop) in self.spans.items():
             # Value i is the piece from start[i] to stop[i]; the pieces in between (the rest
             # of each line) are dropped by taking every other one.
-            bounds = np.empty(2 * self.rows, dtype=np.int32)
-            bounds[0::2], bounds[1::2] = start, stop
-            pieces = pa.StringArray.from_buffers(2 * self.rows - 1, pa.py_buffer(bounds), data)
-            values[name] = pieces.take(pa.array(np.arange(0, 2 * self.rows - 1, 2)))
+            bounds = np.empty(2 * self.rows + 1, dtype=np.int32)
+            bounds[0:-1:2], bounds[1::2] = start, stop
+            bounds[-1] = stop[-1] if self.rows else 0
+            pieces = pa.StringArray.from_buffers(2 * self.rows, pa.py_buffer(bounds), data)
+            values[name] = pieces.take(every_other)
         return values
 
 
-def _csv_quoted(cells: pa.Array) -> list[pa.Array | str]:
+def _csv_quoted(cells: pa.Array) -> list[pa.Array | pa.Scalar]:
     """A column as csv.writer quotes it (QUOTE_MINIMAL, excel dialect: a cell holding the
     delimiter, the quote character or a line break is quoted, quotes inside doubled), as
     pieces to join: the cells, or '"', the cells, '"' when every cell is quoted (the wrapping
     then costs nothing)."""
+    quote = text_scalar('"')
     data = np.frombuffer(_concatenated(cells), dtype=np.uint8)
     if not (
         (data == ord('"')) | (data == ord(",")) | (data == ord("\n")) | (data == ord("\r"))
@@ -240,9 +249,11 @@ def _csv_quoted(cells: pa.Array) -> list[pa.Array | str]:
         # per distinct value (nested values repeat: a template version's metadata, a
         # combination's answer_info).
         encoded = pc.dictionary_encode(cells)
-        return ['"', pc.replace_substring(encoded.dictionary, '"', '""').take(encoded.indices), '"']
+        doubled = pc.replace_substring(encoded.dictionary, '"', '""').take(encoded.indices)
+        return [quote, doubled, quote]
     needs = pc.match_substring_regex(cells, '[",\r\n]')
-    quoted = pc.binary_join_element_wise('"', pc.replace_substring(cells, '"', '""'), '"', "")
+    doubled = pc.replace_substring(cells, '"', '""')
+    quoted = pc.binary_join_element_wise(quote, doubled, quote, text_scalar(""))
     return [pc.if_else(needs, quoted, cells)]
 
 
@@ -251,12 +262,12 @@ def _csv_cells(column: pa.ChunkedArray | pa.Array, field: pa.Field) -> pa.Array:
     if isinstance(column, pa.ChunkedArray):
         column = column.combine_chunks()
     if pa.types.is_boolean(field.type):
-        cells = pc.if_else(column, "True", "False")
+        cells = pc.if_else(column, text_scalar("True"), text_scalar("False"))
     elif pa.types.is_string(field.type):
         cells = column
     else:
         cells = pc.cast(column, pa.string())
-    return pc.fill_null(cells, "")
+    return pc.fill_null(cells, text_scalar(""))
 
 
 def _concatenated(cells: pa.Array) -> memoryview:
@@ -399,7 +410,7 @@ class CsvWriter(Writer):
         # Column-wise: every cell rendered and quoted by Arrow compute, then each row's cells
         # joined with ',' and ended with csv.writer's '\r\n', all in one pass.
         nested = batch.nested_json()
-        pieces: list[pa.Array | str] = []
+        pieces: list[pa.Array | pa.Scalar] = []
         for field in self.schema:
             if field.name in nested:
                 cells = nested[field.name]
@@ -407,9 +418,9 @@ class CsvWriter(Writer):
                 cells = _csv_cells(batch.table.column(field.name), field)
                 if pa.types.is_string(field.type):
                     cells = csv_cells_neutralise(cells)
-            pieces += [*_csv_quoted(cells), ","]
-        pieces[-1] = "\r\n"
-        self.fileobj.write(_concatenated(pc.binary_join_element_wise(*pieces, "")))
+            pieces += [*_csv_quoted(cells), text_scalar(",")]
+        pieces[-1] = text_scalar("\r\n")
+        self.fileobj.write(_concatenated(pc.binary_join_element_wise(*pieces, text_scalar(""))))
         self.rows += batch.rows
 
     def close(self) -> None:
