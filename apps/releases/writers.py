@@ -160,8 +160,13 @@ LINES_PER_BATCH = BATCH_SIZE
 class LineBatch:
     """Complete JSONL lines of one kind (UTF-8, each ending in \\n, exactly as JsonlWriter
     writes them), with where each line ends and, per nested column, where each line's value
-    starts and stops (its JSON text, which CSV writes; the producer knows these offsets). The
-    same rows as an Arrow table are parsed from the bytes in C++ (Arrow), once, on demand."""
+    starts and stops (the producer knows these offsets). From the bytes, in C++ (Arrow), once:
+    the JSON text of the nested values (CSV writes it) and the rows as an Arrow table.
+
+    The table is parsed in two parts, because nested values repeat (a template version's
+    metadata, a combination's answer_info) and the JSON parser spends most of its time on
+    them: the lines without their nested members, and each nested column's distinct values,
+    expanded afterwards."""
 
     def __init__(
         self,
@@ -177,60 +182,138 @@ class LineBatch:
         self.schema = SCHEMAS[kind]
         if len(data) >= 2**31:  # Arrow's 32-bit string offsets; a batch is some MB in practice
             raise ValueError(f"{kind}: a line batch of {len(data)} bytes is too large")
-        nested = [field.name for field in self.schema if _is_nested(field)]
-        if sorted(spans) != sorted(nested):
-            raise ValueError(f"{kind}: spans of {sorted(spans)}, nested columns {nested}")
-        # Every line ends in a newline, the last one at the end of the data, and every span
-        # lies inside its own line.
+        # Nested columns in schema order, each with the key that precedes its value.
+        self.nested = [field for field in self.schema if _is_nested(field)]
+        if sorted(spans) != sorted(field.name for field in self.nested):
+            raise ValueError(f"{kind}: spans of {sorted(spans)}, nested columns {self.nested}")
+        if self.schema.names[0] in spans:
+            raise ValueError(f"{kind}: the first column cannot be nested")
+        self.line_starts = np.concatenate([[0], line_ends[:-1]]).astype(np.int64)
+        self.line_ends = np.asarray(line_ends, dtype=np.int64)
+        self.spans = {name: spans[name] for name in self.schema.names if name in spans}
+        # Every line ends in a newline, the last one at the end of the data, every nested
+        # value lies inside its line after its key, in schema order.
         byte = np.frombuffer(data, dtype=np.uint8)
-        starts = np.concatenate([[0], line_ends[:-1]])
+        ranges = self._member_ranges()
         if self.rows and (
-            line_ends[-1] != len(data)
-            or np.any(line_ends <= starts)
-            or np.any(byte[line_ends - 1] != ord("\n"))
-            or any(
-                np.any(start < starts) or np.any(stop < start) or np.any(stop >= line_ends)
-                for start, stop in spans.values()
+            self.line_ends[-1] != len(data)
+            or np.any(byte[self.line_ends - 1] != ord("\n"))
+            or np.any(np.diff(ranges.ravel()) < 0)
+            or np.any(ranges[:, -1] <= ranges[:, 0])
+            or not all(
+                np.all(
+                    byte[start[:, None] - len(key) + np.arange(len(key))]
+                    == np.frombuffer(key, np.uint8)
+                )
+                for key, (start, _) in zip(self._keys(), self.spans.values(), strict=True)
             )
         ):
             raise ValueError(f"{kind}: the line batch does not match its line and span offsets")
-        self.spans = spans
 
-    def parse(self) -> pa.Table:
-        """The Arrow table, parsed now (cached_property is not safe to race from threads)."""
-        return self.table
+    def _keys(self) -> list[bytes]:
+        return [f', "{name}": '.encode() for name in self.spans]
+
+    def _member_ranges(self) -> np.ndarray:
+        """Per line, the byte offsets [line start, key 1 start, value 1 end, key 2 start, ...,
+        line end]: between consecutive pairs lies the line without its nested members."""
+        columns = [self.line_starts]
+        for key, (start, stop) in zip(self._keys(), self.spans.values(), strict=True):
+            columns += [np.asarray(start, dtype=np.int64) - len(key), np.asarray(stop, np.int64)]
+        return np.stack([*columns, self.line_ends], axis=1)
+
+    def parse(self) -> None:
+        """Work out the nested JSON text and the table now, once, before the writers share
+        them (cached_property is not safe to race from threads)."""
+        self.table  # noqa: B018 (computes and caches nested_json too)
+
+    @cached_property
+    def nested_json(self) -> dict[str, pa.DictionaryArray]:
+        """The JSON text of each nested column, cut out of the lines and dictionary-encoded
+        (distinct values once): the same text CsvWriter encodes (both use json's default
+        separators and ensure_ascii=False)."""
+        data = pa.py_buffer(self.data)
+        return {
+            name: pc.dictionary_encode(_pieces(data, np.stack([start, stop], axis=1)))
+            for name, (start, stop) in self.spans.items()
+        }
 
     @cached_property
     def table(self) -> pa.Table:
-        table = pa_json.read_json(
-            io.BytesIO(self.data),
-            read_options=pa_json.ReadOptions(block_size=1 << 20),
-            parse_options=pa_json.ParseOptions(
-                explicit_schema=self.schema, unexpected_field_behavior="error"
-            ),
+        nested = self.nested_json
+        # Distinct values that are all JSON objects of a struct column parse as lines of their
+        # own (always, for instances); otherwise the lines are parsed as they are.
+        structs = self.rows and all(
+            pa.types.is_struct(field.type)
+            and np.all(_first_bytes(nested[field.name].dictionary) == ord("{"))
+            for field in self.nested
         )
-        if table.num_rows != self.rows:
-            raise ValueError(f"{self.kind}: {self.rows} lines parsed into {table.num_rows} rows")
-        return table.select(self.schema.names).cast(self.schema)
+        if not structs:  # (not for instances) parse the lines as they are
+            return _json_table(self.data, self.schema, rows=self.rows, kind=self.kind)
+        flat_schema = pa.schema([field for field in self.schema if not _is_nested(field)])
+        flat = _concatenated(_pieces(pa.py_buffer(self.data), self._member_ranges()))
+        columns = dict(
+            zip(
+                flat_schema.names,
+                _json_table(flat, flat_schema, rows=self.rows, kind=self.kind).columns,
+                strict=True,
+            )
+        )
+        for field in self.nested:
+            encoded = nested[field.name]
+            lines = pc.binary_join_element_wise(
+                encoded.dictionary, text_scalar("\n"), text_scalar("")
+            )
+            members = pa.schema(list(field.type))
+            values = _json_table(
+                _concatenated(lines), members, rows=len(encoded.dictionary), kind=self.kind
+            )
+            struct = pa.StructArray.from_arrays(
+                [column.combine_chunks() for column in values.columns], fields=list(field.type)
+            )
+            columns[field.name] = struct.take(encoded.indices)
+        return pa.Table.from_arrays(
+            [columns[name] for name in self.schema.names], schema=self.schema
+        )
 
-    def nested_json(self) -> dict[str, pa.StringArray]:
-        """The JSON text of each nested column, cut out of the lines: the same text CsvWriter
-        encodes (both use json's default separators and ensure_ascii=False)."""
-        values = {}
-        data = pa.py_buffer(self.data)
-        # Built from buffers: pa.array() would import pandas (seconds, once per process).
-        every_other = pa.Array.from_buffers(
-            pa.int64(), self.rows, [None, pa.py_buffer(np.arange(0, 2 * self.rows, 2))]
-        )
-        for name, (start, stop) in self.spans.items():
-            # Value i is the piece from start[i] to stop[i]; the pieces in between (the rest
-            # of each line) are dropped by taking every other one.
-            bounds = np.empty(2 * self.rows + 1, dtype=np.int32)
-            bounds[0:-1:2], bounds[1::2] = start, stop
-            bounds[-1] = stop[-1] if self.rows else 0
-            pieces = pa.StringArray.from_buffers(2 * self.rows, pa.py_buffer(bounds), data)
-            values[name] = pieces.take(every_other)
-        return values
+
+def _json_table(data, schema: pa.Schema, *, rows: int, kind: str) -> pa.Table:
+    """JSON lines (one object a line) parsed by Arrow into a table of `schema`."""
+    table = pa_json.read_json(
+        io.BytesIO(data),
+        read_options=pa_json.ReadOptions(block_size=1 << 20),
+        parse_options=pa_json.ParseOptions(
+            explicit_schema=schema, unexpected_field_behavior="error"
+        ),
+    )
+    if table.num_rows != rows:
+        raise ValueError(f"{kind}: {rows} lines parsed into {table.num_rows} rows")
+    return table.select(schema.names).cast(schema)
+
+
+def _first_bytes(values: pa.StringArray) -> np.ndarray:
+    """The first byte of each value (0 for an empty one)."""
+    offsets = np.frombuffer(values.buffers()[1], dtype=np.int32)[
+        values.offset : values.offset + len(values) + 1
+    ]
+    data = values.buffers()[2]
+    if data is None or not len(values):
+        return np.zeros(len(values), dtype=np.uint8)
+    first = np.frombuffer(data, dtype=np.uint8)[np.minimum(offsets[:-1], max(data.size - 1, 0))]
+    return np.where(offsets[1:] > offsets[:-1], first, 0)
+
+
+def _pieces(data: pa.Buffer, ranges: np.ndarray) -> pa.StringArray:
+    """The byte ranges [r[0], r[1]), [r[2], r[3]), ... of each row r of `ranges` (offsets into
+    `data`, in increasing order), in order, one value per range."""
+    bounds = np.append(ranges.ravel(), ranges[-1, -1] if len(ranges) else 0).astype(np.int32)
+    count = len(bounds) - 1
+    pieces = pa.StringArray.from_buffers(count, pa.py_buffer(bounds), data)
+    # Every other piece (the rest lies between ranges). Built from buffers: pa.array() would
+    # import pandas (half a second, once per process).
+    every_other = np.arange(0, count, 2, dtype=np.int64)
+    return pieces.take(
+        pa.Array.from_buffers(pa.int64(), len(every_other), [None, pa.py_buffer(every_other)])
+    )
 
 
 def _csv_quoted(cells: pa.Array) -> list[pa.Array | pa.Scalar]:
@@ -244,13 +327,8 @@ def _csv_quoted(cells: pa.Array) -> list[pa.Array | pa.Scalar]:
         (data == ord('"')) | (data == ord(",")) | (data == ord("\n")) | (data == ord("\r"))
     ).any():
         return [cells]  # nothing in the whole column to quote: the common case for most
-    if pc.all(pc.match_substring(cells, '"')).as_py():
-        # Every cell is quoted (a JSON object column, typically): the quotes are doubled once
-        # per distinct value (nested values repeat: a template version's metadata, a
-        # combination's answer_info).
-        encoded = pc.dictionary_encode(cells)
-        doubled = pc.replace_substring(encoded.dictionary, '"', '""').take(encoded.indices)
-        return [quote, doubled, quote]
+    if pc.all(pc.match_substring(cells, '"')).as_py():  # every cell quoted (JSON objects)
+        return [quote, pc.replace_substring(cells, '"', '""'), quote]
     needs = pc.match_substring_regex(cells, '[",\r\n]')
     doubled = pc.replace_substring(cells, '"', '""')
     quoted = pc.binary_join_element_wise(quote, doubled, quote, text_scalar(""))
@@ -409,16 +487,21 @@ class CsvWriter(Writer):
             self.write_batch([])
         # Column-wise: every cell rendered and quoted by Arrow compute, then each row's cells
         # joined with ',' and ended with csv.writer's '\r\n', all in one pass.
-        nested = batch.nested_json()
+        nested = batch.nested_json
         pieces: list[pa.Array | pa.Scalar] = []
         for field in self.schema:
-            if field.name in nested:
-                cells = nested[field.name]
+            if field.name in nested:  # quoted once per distinct value
+                encoded = nested[field.name]
+                quoted = [
+                    piece.take(encoded.indices) if isinstance(piece, pa.Array) else piece
+                    for piece in _csv_quoted(encoded.dictionary)
+                ]
             else:
                 cells = _csv_cells(batch.table.column(field.name), field)
                 if pa.types.is_string(field.type):
                     cells = csv_cells_neutralise(cells)
-            pieces += [*_csv_quoted(cells), text_scalar(",")]
+                quoted = _csv_quoted(cells)
+            pieces += [*quoted, text_scalar(",")]
         pieces[-1] = text_scalar("\r\n")
         self.fileobj.write(_concatenated(pc.binary_join_element_wise(*pieces, text_scalar(""))))
         self.rows += batch.rows

@@ -12,6 +12,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from apps.catalog.bulk import instance_row, instances_insert
+from apps.catalog.models import Instance
 from apps.releases import selectors, writers
 from apps.releases.models import FileKind, Release
 from apps.releases.services import _membership_insert, release_create
@@ -107,6 +108,21 @@ def hostile_release(db) -> Release:
         versions.append((version.pk, category.pk, language))
     with transaction.atomic():
         instances_insert(_rows(dataset.pk, versions, 12_000))
+        # Some are translations, with review facts (a nested object inside a nested value).
+        source = Instance.objects.filter(dataset=dataset).order_by("id").first()
+        Instance.objects.filter(dataset=dataset, combination__lt=700, combination__gt=0).update(
+            source_instance=source,
+            review={
+                "status": "passed",
+                "revision": 2,
+                "threshold": 0.8,
+                "similarity": 0.8731,
+                "embedder_version": HOSTILE[2],
+                "forward_model_version": HOSTILE[15],
+                "backward_model_version": None,
+                "replaces": 7,
+            },
+        )
         release = Release.objects.create(
             dataset=dataset, number=1, counts={}, content="as_published"
         )
@@ -149,6 +165,7 @@ def test_database_serialised_rows_write_the_same_bytes(hostile_release, monkeypa
     # The text did go through every escape: quoted CSV cells, JSON escapes, raw scripts.
     assert b'"quote "" inside"' in actual["csv"] and b"\\u0001" in actual["jsonl"]
     assert "हिन्दी".encode() in actual["jsonl"] and b"\r\n" in actual["csv"]
+    assert b'"translation_review": {"status": "passed", "revision": 2' in actual["jsonl"]
 
 
 def test_release_create_takes_the_fast_path_and_agrees_with_row_dicts(hostile_release, monkeypatch):
