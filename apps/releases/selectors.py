@@ -229,6 +229,11 @@ def release_instance_rows(*, release: Release, chunk_size: int = CHUNK_SIZE) -> 
 
 # Lines per COPY row (group); release_instance_line_batches takes whole groups.
 GROUP_LINES = 500
+# PostgreSQL keeps up to 8 kB of a COPY's output in its send buffer and flushes the rest when
+# the statement ends, which is after the membership insert (see release_instance_lines_query):
+# a last row of padding (NULL lengths) pushes the last lines out first, so that Python writes
+# them while the database inserts.
+_PADDING_BYTES = 16384
 
 
 def _sql_json(expression: str) -> str:
@@ -359,14 +364,18 @@ def release_instance_lines_query(
         ){insert}
         SELECT chunk.lines, chunk.lengths
         FROM (
+            -- One group more than there are: it sends the padding row (_PADDING_BYTES).
             SELECT g FROM generate_series(
-                0, (cardinality((SELECT ids FROM ordered)) - 1) / {GROUP_LINES}
+                0, (cardinality((SELECT ids FROM ordered)) - 1) / {GROUP_LINES} + 1
             ) g
             ORDER BY g  -- sorted here, so that ORDER BY below sorts nothing
         ) grp
         CROSS JOIN LATERAL (
             -- In the order of the group's ids (positions sent along: the reader checks).
-            SELECT string_agg(COALESCE(p.line, E'\\n'), '' ORDER BY u.position) AS lines,
+            SELECT COALESCE(
+                       string_agg(COALESCE(p.line, E'\\n'), '' ORDER BY u.position),
+                       repeat(' ', {_PADDING_BYTES})
+                   ) AS lines,
                    array_agg(ARRAY[
                        u.position::int, COALESCE(octet_length(p.line), 1),
                        octet_length(p.head), COALESCE(octet_length(p.answer_info), 0),
@@ -437,6 +446,7 @@ def _line_batches(cursor, statement: str, params: list, lines_per_batch: int):
     parts: list[memoryview] = []
     lengths: list[np.ndarray] = []
     pending = 0
+    padded = False
     with cursor.copy(statement, params) as copy:
         for number, message in enumerate(copy):
             view = memoryview(message)
@@ -450,7 +460,12 @@ def _line_batches(cursor, statement: str, params: list, lines_per_batch: int):
             lines = view[_ROW.size : _ROW.size + size]
             (array_size,) = _INT4.unpack_from(view, _ROW.size + size)
             array = view[_ROW.size + size + _INT4.size :]
-            if fields != 2 or size < 0 or array_size != len(array):
+            if padded or fields != 2 or size < 0:
+                raise ValueError("unexpected COPY row")
+            if array_size == -1:  # the padding row, last
+                padded = True
+                continue
+            if array_size != len(array):
                 raise ValueError("unexpected COPY row")
             ndim, nulls, oid, rows, _, width, _ = _LENGTHS_HEADER.unpack_from(array)
             if (ndim, nulls, oid, width) != (2, 0, _INT4_OID, 5):
