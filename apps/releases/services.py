@@ -216,6 +216,8 @@ def _line_batches_write(*, release: Release, writers: dict[str, Writer]) -> Iter
     try:
         for batch in release_instance_line_batches(release=release, members=members):
             written += batch.rows
+            if written > release.counts["total"]:  # counted before, in another statement
+                raise _instances_changed(release.dataset)
             jsonl = lanes[FileFormat.JSONL].submit(writers[FileFormat.JSONL].write_lines, batch)
             batch.parse()  # once, before the other writers share it
             futures = [jsonl] + [
@@ -223,16 +225,29 @@ def _line_batches_write(*, release: Release, writers: dict[str, Writer]) -> Iter
                 for name, writer in writers.items()
                 if name != FileFormat.JSONL
             ]
+            if written == release.counts["total"]:
+                # The last batch (the counts say so): each file is finished and synced to disk
+                # now, while the database inserts the membership at the end of its statement.
+                futures += [
+                    lane.submit(_file_finish, writers[name]) for name, lane in lanes.items()
+                ]
             in_flight.append((batch.rows, futures))
             if len(in_flight) > 1:
                 yield _finished(*in_flight.popleft())
         while in_flight:
             yield _finished(*in_flight.popleft())
-        if written != release.counts["total"]:  # counted before, in another statement
+        if written != release.counts["total"]:
             raise _instances_changed(release.dataset)
     finally:
         for lane in lanes.values():  # on failure: let the running writes end, drop the rest
             lane.shutdown(cancel_futures=True)
+
+
+def _file_finish(writer: Writer) -> None:
+    """Close a writer and sync its file (_files_write does it again, then at no cost)."""
+    writer.close()
+    writer.fileobj.flush()
+    os.fsync(writer.fileobj.raw.fileno())
 
 
 def _finished(rows: int, futures: list[Future]) -> int:
