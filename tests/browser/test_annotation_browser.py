@@ -330,6 +330,12 @@ def test_adjudication_approve_reject_and_edit_back_to_the_annotators(
         context = page.text_content(".template-text dd.placeholders >> nth=0")
         assert context == "A {{NAME1}} and a {{NAME2}} were waiting at the railway station."
         assert "T-rail v2" in page.text_content(".item")
+        # Not instantiated yet, the new version still shows two examples of its new text.
+        examples = page.locator(".example")
+        assert examples.count() == 2
+        assert examples.nth(0).text_content().startswith(
+            "A grandfather and a grandson were waiting at the railway station."
+        )
         if name == "anu":
             shot(page, "annotation_validate_new_version")
         _answer(page, "yyy")
