@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.db.models import Count, Max, Min, Q, QuerySet
 
@@ -114,7 +114,16 @@ def item_context(*, item: CampaignItem) -> dict[str, Any]:
     return context
 
 
-def _examples_generated(version: TemplateVersion) -> list[dict[str, Any]]:
+class Example(NamedTuple):
+    """An example shown with a template: what the page and the API read of an Instance."""
+
+    context: str
+    question: str
+    answers: list[str]
+    language: str
+
+
+def _examples_generated(version: TemplateVersion) -> list[Example]:
     """The same two examples for a version that has no instances yet (the new version an
     adjudicator's edit sends back to review): generated in memory by the version's own
     generator, exactly as instantiation will write them; none when it cannot be generated."""
@@ -132,12 +141,7 @@ def _examples_generated(version: TemplateVersion) -> list[dict[str, Any]]:
         for _, condition, polarity, _, context, question, _ in combination.variants
     )
     return [
-        {
-            "context": context,
-            "question": question,
-            "answers": list(combination.answers),
-            "language": version.language,
-        }
+        Example(context, question, list(combination.answers), version.language)
         for _, _, context, question in variants[:2]
     ]
 

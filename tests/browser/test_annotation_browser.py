@@ -333,8 +333,10 @@ def test_adjudication_approve_reject_and_edit_back_to_the_annotators(
         # Not instantiated yet, the new version still shows two examples of its new text.
         examples = page.locator(".example")
         assert examples.count() == 2
-        assert examples.nth(0).text_content().startswith(
-            "A grandfather and a grandson were waiting at the railway station."
+        assert (
+            examples.nth(0)
+            .text_content()
+            .startswith("A grandfather and a grandson were waiting at the railway station.")
         )
         if name == "anu":
             shot(page, "annotation_validate_new_version")
