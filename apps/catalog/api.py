@@ -525,7 +525,8 @@ class TupleListApi(generics.ListAPIView):
 class ContextSentenceOutput(serializers.ModelSerializer):
     class Meta:
         model = ContextSentence
-        fields = ["kind", "text", "position"]
+        # The review state is the last sentence-review decision (tier and keep/fix/drop).
+        fields = ["kind", "text", "position", "review_tier", "review_decision", "reviewed_at"]
 
 
 class ContextSetOutput(serializers.ModelSerializer):

@@ -141,7 +141,7 @@ FIXED = "दलित लोग पढ़ाई में कमज़ोर ह
 
 
 def test_two_tier_sentence_review_decides_the_reviewed_release(
-    annotator, second_annotator, researcher
+    annotator, second_annotator, researcher, researcher_client
 ):
     dataset = DatasetFactory()
     caste = CategoryFactory(name="Caste")
@@ -209,6 +209,17 @@ def test_two_tier_sentence_review_decides_the_reviewed_release(
     services.item_decide(item=disputed, verdict="reject", decided_by=researcher)
     dropped = ContextSentence.objects.get(pk=sentence["s2-social-drop"].pk)
     assert (dropped.review_tier, dropped.review_decision) == ("social_science", "drop")
+
+    # The catalog API shows each sentence's review state.
+    listed = researcher_client.get("/api/context-sets/", {"dataset": dataset.pk}).json()
+    states = {
+        s["text"]: (s["review_tier"], s["review_decision"])
+        for context_set in listed["results"]
+        for s in context_set["sentences"]
+    }
+    assert states[FIXED] == ("social_science", "keep")
+    assert states["यह वाक्य अधूरा"] == ("language", "drop")
+    assert states["वह किसान है।"] == ("social_science", "drop")
 
     release = release_create(dataset=dataset)
     (row,) = _rows(release, "context_sets")
