@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.db.models import Count, Max, Min, Q, QuerySet
 
 from apps.accounts.roles import is_researcher
-from apps.catalog.models import Finding, Instance
+from apps.catalog import generators
+from apps.catalog.models import Finding, Instance, TemplateVersion, UnknownExpression
+from apps.catalog.services import template_spec
 
 from . import agreement, rules
 from .models import (
@@ -101,7 +103,7 @@ def item_context(*, item: CampaignItem) -> dict[str, Any]:
             Instance.objects.filter(template_version=version, retired_at__isnull=True)
             .order_by("combination", "context_condition", "question_polarity")
             .only("context", "question", "ans0", "ans1", "ans2", "language")[:2]
-        )
+        ) or _examples_generated(version)
         context["findings"] = list(Finding.objects.filter(template_version=version).order_by("id"))
     if item.translated_string_id:
         context["string"] = item.translated_string
@@ -110,6 +112,38 @@ def item_context(*, item: CampaignItem) -> dict[str, Any]:
     if item.context_sentence_id:
         context["sentence"] = item.context_sentence
     return context
+
+
+class Example(NamedTuple):
+    """An example shown with a template: what the page and the API read of an Instance."""
+
+    context: str
+    question: str
+    answers: list[str]
+    language: str
+
+
+def _examples_generated(version: TemplateVersion) -> list[Example]:
+    """The same two examples for a version that has no instances yet (the new version an
+    adjudicator's edit sends back to review): generated in memory by the version's own
+    generator, exactly as instantiation will write them; none when it cannot be generated."""
+    unknowns = list(
+        UnknownExpression.objects.filter(language=version.language).values_list("text", flat=True)
+    )
+    spec = template_spec(version)
+    if not unknowns or generators.validate(spec):
+        return []  # instantiation would refuse it too; the page says nothing rather than guess
+    combination = next(iter(generators.combinations(spec, unknowns, permutations=False)), None)
+    if combination is None:
+        return []
+    variants = sorted(
+        (condition, polarity, context, question)
+        for _, condition, polarity, _, context, question, _ in combination.variants
+    )
+    return [
+        Example(context, question, list(combination.answers), version.language)
+        for _, _, context, question in variants[:2]
+    ]
 
 
 def _median(values: list[float]) -> float | None:

@@ -23,6 +23,7 @@ from apps.catalog.models import (
     StereotypeTuple,
     TemplateVersion,
 )
+from apps.catalog.review import SENTENCE_STATES
 from apps.catalog.selectors import template_current_versions
 from apps.catalog.services import context_sentence_review_record, template_edit
 from apps.core.errors import ConflictError, KasautiError
@@ -221,14 +222,11 @@ def _tuple_targets(dataset: Dataset, language: str) -> list[dict[str, Any]]:
 def _sentence_targets(dataset: Dataset, language: str, tier: str) -> list[dict[str, Any]]:
     qs = ContextSentence.objects.filter(context_set__dataset=dataset).select_related("context_set")
     if tier == "social_science":
-        # IndiCASA's second tier sees only what the language review kept or fixed.
-        reviewed = CampaignItem.objects.filter(
-            campaign__dataset=dataset,
-            campaign__kind=CampaignKind.SENTENCE_REVIEW,
-            campaign__params__tier="language",
-            status__in=[ItemStatus.COMPLETE, ItemStatus.APPROVED],
-        ).exclude(outcome__decision="drop")
-        qs = qs.filter(pk__in=reviewed.values("context_sentence_id"))
+        # IndiCASA's second tier sees only what the language review kept or fixed, as the
+        # catalog records it now: the latest language decision counts (a sentence dropped by a
+        # later language campaign is not sent on), and a sentence the social scientists
+        # already decided is not reviewed again.
+        qs = qs.filter(SENTENCE_STATES["awaiting_social_science_review"])
     if language:
         qs = qs.filter(context_set__language=language)
     return [

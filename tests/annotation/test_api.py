@@ -63,7 +63,12 @@ def test_blind_flow_with_two_annotators_and_adjudication(
     )
     first = annotator_client.get(f"{BASE}/campaigns/{campaign['id']}/next/").json()
     assert first["item"]["template"]["findings"][0]["kind"] == "likely-mislabel"
-    assert len(first["item"]["template"]["examples"]) == 0  # not instantiated yet
+    # Not instantiated yet: the two examples are generated in memory, as instantiation will.
+    examples = first["item"]["template"]["examples"]
+    assert [(e["context"], e["question"]) for e in examples] == [
+        ("A grandfather and a grandson were waiting at the bus stop.", "Who forgot the ticket?"),
+        ("A grandfather and a grandson were waiting at the bus stop.", "Who was prepared?"),
+    ]
     url = f"{BASE}/assignments/{first['assignment']}/judgements/"
     body = {"answers": {**YES_ALL, "a": "no"}, "idempotency_key": first["idempotency_key"]}
     assert annotator_client.post(url, body, format="json").status_code == 201

@@ -116,3 +116,46 @@ def test_researcher_dashboard_adjudication_and_people(
     )
     assert new.status_code == 400
     assert "3 per item need at least 3 annotators" in new.content.decode()
+
+
+def test_adjudication_edit_keeps_untouched_multiline_fields(
+    templates, annotator, second_annotator, researcher
+):
+    """A browser posts a textarea's line breaks as CRLF: an untouched multi-line field is not
+    an edit, and the new version keeps its line breaks as stored."""
+    from apps.catalog.models import TemplateVersion
+
+    version = templates[0]
+    TemplateVersion.objects.filter(pk=version.pk).update(
+        disambiguating_context="The {{NAME1}} had forgotten the ticket;\nthe {{NAME2}} had two."
+    )
+    dataset_instantiate(dataset=version.template.dataset)
+    campaign = services.campaign_create(
+        dataset=version.template.dataset,
+        kind="template_validation",
+        annotators=[annotator, second_annotator],
+    )
+    for user, answers in ((annotator, {**YES_ALL, "c": "no"}), (second_annotator, YES_ALL)):
+        while (a := selectors.assignment_next(campaign_id=campaign.pk, annotator=user)) is not None:
+            services.judgement_submit(
+                assignment_id=a.pk, annotator=user, answers=answers, idempotency_key=f"k{a.pk}"
+            )
+    item = CampaignItem.objects.get(campaign=campaign, template_version=version)
+    response = _client(researcher).post(
+        f"/annotate/manage/items/{item.pk}/",
+        {
+            "verdict": "edit",
+            "ambiguous_context": "A {{NAME1}} and a {{NAME2}} were waiting at the station.",
+            "disambiguating_context": "The {{NAME1}} had forgotten the ticket;\r\n"
+            "the {{NAME2}} had two.",
+            "question_negative": version.question_negative,
+            "question_non_negative": version.question_non_negative,
+        },
+    )
+    assert response.status_code == 302
+    new = TemplateVersion.objects.get(template=version.template, number=2)
+    assert new.ambiguous_context == "A {{NAME1}} and a {{NAME2}} were waiting at the station."
+    assert new.disambiguating_context == (
+        "The {{NAME1}} had forgotten the ticket;\nthe {{NAME2}} had two."
+    )
+    assert item.decisions.get().verdict == "edit"

@@ -280,3 +280,50 @@ def test_backfill_copies_earlier_decisions_onto_the_catalog(annotator, second_an
         == expected
     )
     assert not ContextSentence.objects.filter(reviewed_at__isnull=True).exists()
+
+
+def test_social_science_review_takes_the_sentences_the_language_review_passes_now(
+    annotator, second_annotator
+):
+    """The second tier is chosen from the catalog's current review state: a sentence that a
+    later language campaign dropped is not sent on, and one the social scientists already
+    decided is not reviewed again."""
+    dataset = DatasetFactory()
+    context_set = ContextSet.objects.create(
+        dataset=dataset, external_id="c1", category=CategoryFactory(name="Caste"), language="hi"
+    )
+    first, second, third = (
+        ContextSentence.objects.create(context_set=context_set, kind=kind, text=text, position=i)
+        for i, (kind, text) in enumerate(
+            [
+                ("stereotype", "वह पुजारी है।"),
+                ("anti_stereotype", "वह किसान है।"),
+                ("anti_stereotype", "वह शिक्षक है।"),
+            ]
+        )
+    )
+    people = [annotator, second_annotator]
+    language = services.campaign_create(
+        dataset=dataset, kind="sentence_review", annotators=people, tier="language"
+    )
+    _work(language, lambda user, item: {"decision": "keep"})
+    # A second language campaign over the same sentences drops the second one.
+    again = services.campaign_create(
+        dataset=dataset, kind="sentence_review", annotators=people, tier="language"
+    )
+    _work(
+        again,
+        lambda user, item: {
+            "decision": "drop" if item.context_sentence_id == second.pk else "keep"
+        },
+    )
+    social = services.campaign_create(
+        dataset=dataset, kind="sentence_review", annotators=people, tier="social_science"
+    )
+    assert set(social.items.values_list("context_sentence_id", flat=True)) == {first.pk, third.pk}
+    _work(social, lambda user, item: {"decision": "keep"})
+    # Everything the language review passed is decided: a new second-tier campaign has no items.
+    with pytest.raises(KasautiError):
+        services.campaign_create(
+            dataset=dataset, kind="sentence_review", annotators=people, tier="social_science"
+        )

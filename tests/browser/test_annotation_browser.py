@@ -228,6 +228,14 @@ def test_two_annotators_validate_blind_by_keyboard(live_server, open_as, people,
     researcher.goto(f"{base}/annotate/manage/campaigns/{campaign_id}/")
     assert researcher.locator("#queue a").count() == 3
     assert _cells(researcher, "#progress tbody tr:first-child")[1:3] == ["6", "6"]
+    # Bela said yes to everything: observed agreement 2/3 equals chance, kappa 0 (by hand).
+    agreement = researcher.locator("#agreement tbody tr")
+    assert [" ".join(row.split()) for row in agreement.all_inner_texts()] == [
+        "overall (all criteria) 0.000 cohen_kappa, n=9",
+        "a 0.000 cohen_kappa, n=3",
+        "b 0.000 cohen_kappa, n=3",
+        "c 0.000 cohen_kappa, n=3",
+    ]
     shot(researcher, "annotation_dashboard", full_page=True)
 
 
@@ -330,6 +338,14 @@ def test_adjudication_approve_reject_and_edit_back_to_the_annotators(
         context = page.text_content(".template-text dd.placeholders >> nth=0")
         assert context == "A {{NAME1}} and a {{NAME2}} were waiting at the railway station."
         assert "T-rail v2" in page.text_content(".item")
+        # Not instantiated yet, the new version still shows two examples of its new text.
+        examples = page.locator(".example")
+        assert examples.count() == 2
+        assert (
+            examples.nth(0)
+            .text_content()
+            .startswith("A grandfather and a grandson were waiting at the railway station.")
+        )
         if name == "anu":
             shot(page, "annotation_validate_new_version")
         _answer(page, "yyy")
