@@ -109,25 +109,22 @@ class ReleaseInstance(ImmutableModel):
     construction, and what the constraints also guaranteed, that a released instance or a
     release with members is never deleted, is kept by on_delete=PROTECT (Django's collector
     raises ProtectedError) and by the triggers of migration 0005, which refuse such a delete
-    (or a change of id) done in plain SQL on PostgreSQL and SQLite. No index on `release` alone:
-    the unique (release, instance) constraint's index serves lookups by release.
+    (or a change of id) done in plain SQL on PostgreSQL and SQLite. The primary key is the pair
+    (migration 0006): no id column and one index fewer to write per row.
     """
 
+    # The natural key: an instance is in a release once; its index serves lookups by release.
+    pk = models.CompositePrimaryKey("release", "instance")
     release = models.ForeignKey(
         Release,
         on_delete=models.PROTECT,
         related_name="memberships",
         db_constraint=False,
-        db_index=False,
+        db_index=False,  # the primary key's index leads with it
     )
     instance = models.ForeignKey(
         Instance, on_delete=models.PROTECT, related_name="memberships", db_constraint=False
     )
-
-    class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["release", "instance"], name="release_instance_once")
-        ]
 
     def __str__(self) -> str:
         return f"{self.release_id}:{self.instance_id}"
