@@ -10,6 +10,9 @@ every string. JSONL and Parquet are not touched: they are data formats, not spre
 
 from __future__ import annotations
 
+import functools
+
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -27,13 +30,33 @@ def csv_cell_restore(value: str) -> str:
     return value[1:] if value.startswith("'") else value
 
 
-# The same test for a whole Arrow column (CsvWriter's column-wise fast path).
+@functools.cache
+def text_scalar(value: str) -> pa.StringScalar:
+    """An Arrow string scalar for Arrow compute. Built from buffers: converting a Python value
+    (pa.scalar, or a str passed to a compute function) imports pandas, about half a second
+    once per process, in the middle of a release."""
+    data = value.encode("utf-8")
+    offsets = np.array([0, len(data)], dtype=np.int32)
+    return pa.StringArray.from_buffers(1, pa.py_buffer(offsets), pa.py_buffer(data))[0]
+
+
+# The same test for a whole Arrow column (CsvWriter's column-wise fast path): every character
+# of FORMULA_START is one byte in UTF-8, so a cell's first byte decides.
 _FORMULA_START_RE = "^[=+\\-@\t\r']"
+_FORMULA_FIRST_BYTE = np.zeros(256, dtype=bool)
+_FORMULA_FIRST_BYTE[[ord(character) for character in FORMULA_START]] = True
 
 
-def csv_cells_neutralise(cells: pa.Array) -> pa.Array:
+def csv_cells_neutralise(cells: pa.StringArray) -> pa.StringArray:
     """csv_cell_neutralise for every value of a string column (nulls stay null)."""
+    offsets = np.frombuffer(cells.buffers()[1], dtype=np.int32)[
+        cells.offset : cells.offset + len(cells) + 1
+    ]
+    data = cells.buffers()[2]
+    # The first byte of each non-empty cell (a null's bytes, if any, only lead to the exact test).
+    starts = offsets[:-1][offsets[1:] > offsets[:-1]]
+    if not len(starts) or not _FORMULA_FIRST_BYTE[np.frombuffer(data, np.uint8)[starts]].any():
+        return cells  # no cell to neutralise: the common case
     needs = pc.match_substring_regex(cells, _FORMULA_START_RE)
-    if not (pc.sum(needs).as_py() or 0):
-        return cells
-    return pc.if_else(needs, pc.binary_join_element_wise("'", cells, ""), cells)
+    prefixed = pc.binary_join_element_wise(text_scalar("'"), cells, text_scalar(""))
+    return pc.if_else(needs, prefixed, cells)

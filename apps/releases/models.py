@@ -3,7 +3,9 @@
 A Release row, its ReleaseInstance membership and its ReleaseFile rows are written once, by
 apps.releases.services.release_create, and never change: save() on an existing row, delete()
 and queryset update()/delete() all raise ReleaseImmutableError. ReleaseInstance points to
-Instance with PROTECT, so an instance that is part of a release can never be deleted.
+Instance with PROTECT, so an instance that is part of a release can never be deleted: Django
+refuses it (ProtectedError) and, for SQL that bypasses Django, so do the database triggers of
+migration 0005 (see ReleaseInstance).
 """
 
 from __future__ import annotations
@@ -98,8 +100,29 @@ class Release(ImmutableModel):
 
 
 class ReleaseInstance(ImmutableModel):
-    release = models.ForeignKey(Release, on_delete=models.PROTECT, related_name="memberships")
-    instance = models.ForeignKey(Instance, on_delete=models.PROTECT, related_name="memberships")
+    """One instance frozen into one release.
+
+    Releases write these rows by the hundred thousand (one INSERT ... SELECT from the live
+    instances, under the dataset's row lock), and the two foreign-key checks cost more than the
+    rows themselves (PostgreSQL runs a lookup and takes a row lock per row and per key). So the
+    keys carry no database constraint (db_constraint=False): an inserted row is valid by
+    construction, and what the constraints also guaranteed, that a released instance or a
+    release with members is never deleted, is kept by on_delete=PROTECT (Django's collector
+    raises ProtectedError) and by the triggers of migration 0005, which refuse such a delete
+    (or a change of id) done in plain SQL on PostgreSQL and SQLite. No index on `release` alone:
+    the unique (release, instance) constraint's index serves lookups by release.
+    """
+
+    release = models.ForeignKey(
+        Release,
+        on_delete=models.PROTECT,
+        related_name="memberships",
+        db_constraint=False,
+        db_index=False,
+    )
+    instance = models.ForeignKey(
+        Instance, on_delete=models.PROTECT, related_name="memberships", db_constraint=False
+    )
 
     class Meta:
         constraints = [

@@ -24,6 +24,7 @@ from django.db.models import IntegerField
 from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast
 
+from apps.catalog.bulk import INSTANCE_TEXT_COLUMNS
 from apps.catalog.importers.instance_formats import INSTANCE_FORMATS, render_file
 from apps.catalog.models import Instance
 
@@ -45,11 +46,7 @@ _FIELDS = (
     "pairing",
     "noun_form",
     "proper_noun",
-    "context",
-    "question",
-    "ans0",
-    "ans1",
-    "ans2",
+    *INSTANCE_TEXT_COLUMNS,  # catalog's one list of an instance's texts
     "label",
     "answer_info",
     "additional_metadata",
@@ -224,11 +221,7 @@ def published_instance_rows(*, release: Release) -> Iterator[dict[str, Any]]:
             "category": row["category__name"],
             "answer_info": {key: info.get(key, []) for key in ("ans0", "ans1", "ans2")},
             "additional_metadata": published_metadata(row),
-            "context": row["context"],
-            "question": row["question"],
-            "ans0": row["ans0"],
-            "ans1": row["ans1"],
-            "ans2": row["ans2"],
+            **{column: row[column] for column in INSTANCE_TEXT_COLUMNS},
             "label": row["label"],
             "language": row["language"],
         }

@@ -11,8 +11,9 @@ import json
 import os
 import shutil
 import uuid
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from collections import deque
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -28,10 +29,18 @@ from apps.core.errors import ConflictError, KasautiError, NotReleasedError
 from apps.core.models import Job
 
 from .content import content_counts, live_instances
-from .models import TABLE_KINDS, ContentMode, FileKind, Release, ReleaseFile, ReleaseInstance
+from .models import (
+    TABLE_KINDS,
+    ContentMode,
+    FileFormat,
+    FileKind,
+    Release,
+    ReleaseFile,
+    ReleaseInstance,
+)
 from .published import CONTENT_TYPES, published_file_write, release_is_published
 from .selectors import dataset_rows, release_instance_line_batches, release_latest, release_rows
-from .writers import WRITERS, HashingFile, batched
+from .writers import WRITERS, HashingFile, Writer, batched
 
 # progress(done, total): rows written so far, per batch.
 Progress = Callable[[int, int], None]
@@ -104,15 +113,11 @@ def _live_fingerprint(dataset: Dataset, counts: dict[str, Any], content: str) ->
 
 def _membership_insert(*, release: Release) -> int:
     """Freeze the dataset's live instances into the release: one INSERT ... SELECT, nothing
-    passes through Python."""
+    passes through Python. The rows are valid by construction (the instances are read in this
+    transaction, the dataset row is locked), so the keys have no database constraints to check
+    per row (see ReleaseInstance)."""
     membership = ReleaseInstance._meta.db_table
-    immediate = connection.vendor == "postgresql"
     with connection.cursor() as cursor:
-        if immediate:
-            # Django's foreign keys are DEFERRABLE INITIALLY DEFERRED: left alone, PostgreSQL
-            # queues one check per membership row and runs them all at COMMIT, after the files
-            # are written. Checked now, they run inside this one statement.
-            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
         members, params = (
             live_instances(dataset=release.dataset, content=release.content)
             .values("id")
@@ -123,10 +128,7 @@ def _membership_insert(*, release: Release) -> int:
             f"SELECT %s, m.id FROM ({members}) m",
             [release.pk, *params],
         )
-        inserted = cursor.rowcount
-        if immediate:
-            cursor.execute("SET CONSTRAINTS ALL DEFERRED")
-        return inserted
+        return cursor.rowcount
 
 
 def _files_write(
@@ -151,27 +153,14 @@ def _files_write(
                 # On failure the writer must let go before its file closes (close is
                 # idempotent; the directory is discarded anyway).
                 stack.callback(writers[file_format].close)
-            if (
-                kind == FileKind.INSTANCES
-                and connection.vendor == "postgresql"
-                and not release_is_published(release=release)
-            ):
+            if kind == FileKind.INSTANCES and _streams_instances(release):
                 # The database serialises the rows as JSONL lines; Arrow derives CSV and
-                # Parquet from them. The three writers of a batch run in parallel (Arrow,
-                # hashlib and file writes release the GIL) while a thread keeps reading the
-                # next lines. (Published datasets take their rows from the published fields:
-                # row dicts.)
-                with ThreadPoolExecutor(max_workers=len(writers)) as pool:
-                    for line_batch in release_instance_line_batches(release=release):
-                        line_batch.parse()  # once, before the writers share it
-                        for future in [
-                            pool.submit(writer.write_lines, line_batch)
-                            for writer in writers.values()
-                        ]:
-                            future.result()
-                        done += line_batch.rows
-                        if progress:
-                            progress(done, total)  # rows written, per batch
+                # Parquet from them (published datasets take their rows from the published
+                # fields: row dicts).
+                for rows in _line_batches_write(release=release, writers=writers):
+                    done += rows
+                    if progress:
+                        progress(done, total)  # rows written, per batch
             else:
                 for batch in batched(release_rows(release=release, kind=kind)):
                     for writer in writers.values():
@@ -196,6 +185,75 @@ def _files_write(
                     )
                 )
     return files
+
+
+def _streams_instances(release: Release) -> bool:
+    """Whether the database serialises the release's instances (PostgreSQL), and the same
+    statement freezes them as the release's membership (release_instance_lines_query). Elsewhere
+    (SQLite), and for published datasets (rows from the published fields), rows go through
+    Python dicts."""
+    return connection.vendor == "postgresql" and not release_is_published(release=release)
+
+
+def _instances_changed(dataset: Dataset) -> ConflictError:
+    return ConflictError(
+        f"the instances of dataset {dataset.name!r} changed while the release was being made; "
+        "try again"
+    )
+
+
+def _line_batches_write(*, release: Release, writers: dict[str, Writer]) -> Iterator[int]:
+    """Freeze the release's live instances and write them from the database's JSONL lines;
+    yields the rows of each batch once all its files have it. Everything overlaps: a thread
+    reads the COPY stream (selectors), each writer has its own thread and takes the batches in
+    order, and the Arrow parse of the next batch runs meanwhile. Arrow, hashlib and file
+    writes release the GIL. At most two batches are in the writers at any time, so memory
+    stays flat."""
+    lanes = {name: ThreadPoolExecutor(max_workers=1) for name in writers}
+    in_flight: deque[tuple[int, list[Future]]] = deque()
+    members = live_instances(dataset=release.dataset, content=release.content)
+    written = 0
+    try:
+        for batch in release_instance_line_batches(release=release, members=members):
+            written += batch.rows
+            if written > release.counts["total"]:  # counted before, in another statement
+                raise _instances_changed(release.dataset)
+            jsonl = lanes[FileFormat.JSONL].submit(writers[FileFormat.JSONL].write_lines, batch)
+            batch.parse()  # once, before the other writers share it
+            futures = [jsonl] + [
+                lanes[name].submit(writer.write_lines, batch)
+                for name, writer in writers.items()
+                if name != FileFormat.JSONL
+            ]
+            if written == release.counts["total"]:
+                # The last batch (the counts say so): each file is finished and synced to disk
+                # now, while the database inserts the membership at the end of its statement.
+                futures += [
+                    lane.submit(_file_finish, writers[name]) for name, lane in lanes.items()
+                ]
+            in_flight.append((batch.rows, futures))
+            if len(in_flight) > 1:
+                yield _finished(*in_flight.popleft())
+        while in_flight:
+            yield _finished(*in_flight.popleft())
+        if written != release.counts["total"]:
+            raise _instances_changed(release.dataset)
+    finally:
+        for lane in lanes.values():  # on failure: let the running writes end, drop the rest
+            lane.shutdown(cancel_futures=True)
+
+
+def _file_finish(writer: Writer) -> None:
+    """Close a writer and sync its file (_files_write does it again, then at no cost)."""
+    writer.close()
+    writer.fileobj.flush()
+    os.fsync(writer.fileobj.raw.fileno())
+
+
+def _finished(rows: int, futures: list[Future]) -> int:
+    for future in futures:
+        future.result()
+    return rows
 
 
 def _check_instantiated(dataset: Dataset) -> None:
@@ -278,11 +336,11 @@ def release_create(
                 fingerprint=fingerprint,
                 content=content,
             )
-            if _membership_insert(release=release) != counts["total"]:
-                raise ConflictError(
-                    f"the instances of dataset {dataset.name!r} changed while the release was "
-                    "being made; try again"
-                )
+            # (On PostgreSQL the statement that streams the instances inserts them: _files_write.)
+            if not _streams_instances(release) and (
+                _membership_insert(release=release) != counts["total"]
+            ):
+                raise _instances_changed(dataset)
             relative_dir = release_dir(release=release)
             final_dir = Path(settings.MEDIA_ROOT) / relative_dir
             final_dir.parent.mkdir(parents=True, exist_ok=True)

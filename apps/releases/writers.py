@@ -34,7 +34,12 @@ import pyarrow.compute as pc
 import pyarrow.json as pa_json
 import pyarrow.parquet as pq
 
-from .csv_safety import csv_cell_neutralise, csv_cell_restore, csv_cells_neutralise
+from .csv_safety import (
+    csv_cell_neutralise,
+    csv_cell_restore,
+    csv_cells_neutralise,
+    text_scalar,
+)
 
 Row = dict[str, Any]
 
@@ -154,134 +159,180 @@ LINES_PER_BATCH = BATCH_SIZE
 
 class LineBatch:
     """Complete JSONL lines of one kind (UTF-8, each ending in \\n, exactly as JsonlWriter
-    writes them). The same rows as an Arrow table, and the JSON text of their nested values,
-    are worked out from those bytes in C++ (Arrow), once and only when asked for."""
+    writes them), with where each line ends and, per nested column, where each line's value
+    starts and stops (the producer knows these offsets). From the bytes, in C++ (Arrow), once:
+    the JSON text of the nested values (CSV writes it) and the rows as an Arrow table.
 
-    def __init__(self, data: bytes, *, kind: str, rows: int) -> None:
+    The table is parsed in two parts, because nested values repeat (a template version's
+    metadata, a combination's answer_info) and the JSON parser spends most of its time on
+    them: the lines without their nested members, and each nested column's distinct values,
+    expanded afterwards."""
+
+    def __init__(
+        self,
+        data: bytes,
+        *,
+        kind: str,
+        line_ends: np.ndarray,
+        spans: dict[str, tuple[np.ndarray, np.ndarray]],
+    ) -> None:
         self.data = data
         self.kind = kind
-        self.rows = rows
+        self.rows = len(line_ends)
         self.schema = SCHEMAS[kind]
+        if len(data) >= 2**31:  # Arrow's 32-bit string offsets; a batch is some MB in practice
+            raise ValueError(f"{kind}: a line batch of {len(data)} bytes is too large")
+        # Nested columns in schema order, each with the key that precedes its value.
+        self.nested = [field for field in self.schema if _is_nested(field)]
+        if sorted(spans) != sorted(field.name for field in self.nested):
+            raise ValueError(f"{kind}: spans of {sorted(spans)}, nested columns {self.nested}")
+        if self.schema.names[0] in spans:
+            raise ValueError(f"{kind}: the first column cannot be nested")
+        self.line_starts = np.concatenate([[0], line_ends[:-1]]).astype(np.int64)
+        self.line_ends = np.asarray(line_ends, dtype=np.int64)
+        self.spans = {name: spans[name] for name in self.schema.names if name in spans}
+        # Every line ends in a newline, the last one at the end of the data, every nested
+        # value lies inside its line after its key, in schema order.
+        byte = np.frombuffer(data, dtype=np.uint8)
+        ranges = self._member_ranges()
+        if self.rows and (
+            self.line_ends[-1] != len(data)
+            or np.any(byte[self.line_ends - 1] != ord("\n"))
+            or np.any(np.diff(ranges.ravel()) < 0)
+            or np.any(ranges[:, -1] <= ranges[:, 0])
+            or not all(
+                np.all(
+                    byte[start[:, None] - len(key) + np.arange(len(key))]
+                    == np.frombuffer(key, np.uint8)
+                )
+                for key, (start, _) in zip(self._keys(), self.spans.values(), strict=True)
+            )
+        ):
+            raise ValueError(f"{kind}: the line batch does not match its line and span offsets")
 
-    def parse(self) -> pa.Table:
-        """The Arrow table, parsed now (cached_property is not safe to race from threads)."""
-        return self.table
+    def _keys(self) -> list[bytes]:
+        return [f', "{name}": '.encode() for name in self.spans]
+
+    def _member_ranges(self) -> np.ndarray:
+        """Per line, the byte offsets [line start, key 1 start, value 1 end, key 2 start, ...,
+        line end]: between consecutive pairs lies the line without its nested members."""
+        columns = [self.line_starts]
+        for key, (start, stop) in zip(self._keys(), self.spans.values(), strict=True):
+            columns += [np.asarray(start, dtype=np.int64) - len(key), np.asarray(stop, np.int64)]
+        return np.stack([*columns, self.line_ends], axis=1)
+
+    def parse(self) -> None:
+        """Work out the nested JSON text and the table now, once, before the writers share
+        them (cached_property is not safe to race from threads)."""
+        self.table  # noqa: B018 (computes and caches nested_json too)
+
+    @cached_property
+    def nested_json(self) -> dict[str, pa.DictionaryArray]:
+        """The JSON text of each nested column, cut out of the lines and dictionary-encoded
+        (distinct values once): the same text CsvWriter encodes (both use json's default
+        separators and ensure_ascii=False)."""
+        data = pa.py_buffer(self.data)
+        return {
+            name: pc.dictionary_encode(_pieces(data, np.stack([start, stop], axis=1)))
+            for name, (start, stop) in self.spans.items()
+        }
 
     @cached_property
     def table(self) -> pa.Table:
-        table = pa_json.read_json(
-            io.BytesIO(self.data),
-            read_options=pa_json.ReadOptions(block_size=1 << 20),
-            parse_options=pa_json.ParseOptions(
-                explicit_schema=self.schema, unexpected_field_behavior="error"
-            ),
+        nested = self.nested_json
+        # Distinct values that are all JSON objects of a struct column parse as lines of their
+        # own (always, for instances); otherwise the lines are parsed as they are.
+        structs = self.rows and all(
+            pa.types.is_struct(field.type)
+            and np.all(_first_bytes(nested[field.name].dictionary) == ord("{"))
+            for field in self.nested
         )
-        if table.num_rows != self.rows:
-            raise ValueError(f"{self.kind}: {self.rows} lines parsed into {table.num_rows} rows")
-        return table.select(self.schema.names).cast(self.schema)
-
-    @cached_property
-    def lines(self) -> pa.StringArray:
-        """The lines as an Arrow string array over the same bytes (no copy)."""
-        if len(self.data) >= 2**31:  # 32-bit offsets; a batch is some MB in practice
-            raise ValueError(f"{self.kind}: a line batch of {len(self.data)} bytes is too large")
-        ends = np.flatnonzero(np.frombuffer(self.data, dtype=np.uint8) == 10) + 1
-        offsets = np.concatenate([[0], ends]).astype(np.int32)
-        return pa.StringArray.from_buffers(
-            len(ends), pa.py_buffer(offsets), pa.py_buffer(self.data)
-        )
-
-    def nested_json(self) -> dict[str, pa.Array]:
-        """The JSON text of each nested column, cut out of the lines: the same text CsvWriter
-        encodes (both use json's default separators and ensure_ascii=False)."""
-        names = self.schema.names
-        nested = {field.name: field for field in self.schema if _is_nested(field)}
-        if not nested or not self.rows:
-            return {}
-        lines = self.lines
-        offsets = np.frombuffer(lines.buffers()[1], dtype=np.int32)
-        line_starts, line_ends = offsets[:-1].astype(np.int64), offsets[1:].astype(np.int64)
-        values: dict[str, pa.Array] = {}
-        for position, name in enumerate(names):
-            if name not in nested:
-                continue
-            # Keys are found by their exact bytes, '"key": ' after '{' or ', '. Inside a JSON
-            # string every quote is escaped, so these bytes occur only where the key is.
-            marker = ("{" if position == 0 else ", ") + f'"{name}": '
-            start = line_starts + self._find(lines, marker) + len(marker.encode())
-            if position + 1 == len(names):
-                stop = line_ends - 2  # the line's closing '}\n'
-            else:
-                following = names[position + 1]
-                if any(f.name == following for f in _struct_fields(nested[name])):
-                    raise ValueError(f"{self.kind}: {name} holds a key named like {following}")
-                stop = line_starts + self._find(lines, f', "{following}": ')
-            # Value i is the piece from start[i] to stop[i]; the pieces in between (the rest
-            # of each line) are dropped by taking every other one.
-            bounds = np.empty(2 * self.rows, dtype=np.int64)
-            bounds[0::2], bounds[1::2] = start, stop
-            if np.any(np.diff(bounds) < 0):
-                raise ValueError(f"{self.kind}: a line does not have the release key layout")
-            pieces = pa.StringArray.from_buffers(
-                2 * self.rows - 1, pa.py_buffer(bounds.astype(np.int32)), pa.py_buffer(self.data)
+        if not structs:  # (not for instances) parse the lines as they are
+            return _json_table(self.data, self.schema, rows=self.rows, kind=self.kind)
+        flat_schema = pa.schema([field for field in self.schema if not _is_nested(field)])
+        flat = _concatenated(_pieces(pa.py_buffer(self.data), self._member_ranges()))
+        columns = dict(
+            zip(
+                flat_schema.names,
+                _json_table(flat, flat_schema, rows=self.rows, kind=self.kind).columns,
+                strict=True,
             )
-            values[name] = pieces.take(pa.array(np.arange(0, 2 * self.rows - 1, 2)))
-        return values
-
-    def _find(self, lines: pa.StringArray, marker: str) -> np.ndarray:
-        result = pc.find_substring(lines, marker)
-        # Straight from the buffer: to_numpy would import pandas (seconds, once).
-        found = np.frombuffer(result.buffers()[1], dtype=np.int32)[
-            result.offset : result.offset + len(result)
-        ]
-        if result.null_count or np.any(found < 0):
-            raise ValueError(f"{self.kind}: a line has no {marker.strip(', {')!r} key")
-        return found.astype(np.int64)
-
-
-def _struct_fields(field: pa.Field) -> list[pa.Field]:
-    kind = field.type
-    return [kind.field(i) for i in range(kind.num_fields)] if pa.types.is_struct(kind) else []
-
-
-def jsonl_batches(
-    blocks: Iterable[bytes], *, kind: str, lines_per_batch: int | None = None
-) -> Iterator[LineBatch]:
-    """Cut a stream of JSONL bytes (blocks cut anywhere) into LineBatches of lines_per_batch
-    complete lines (the last one shorter)."""
-    lines_per_batch = lines_per_batch or LINES_PER_BATCH
-    parts: list[bytes] = []
-    pending = 0
-    for block in blocks:
-        parts.append(block)
-        pending += block.count(b"\n")
-        if pending < lines_per_batch:
-            continue
-        data = b"".join(parts)
-        ends = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
-        start = 0
-        for stop in range(lines_per_batch, len(ends) + 1, lines_per_batch):
-            cut = int(ends[stop - 1]) + 1
-            yield LineBatch(data[start:cut], kind=kind, rows=lines_per_batch)
-            start = cut
-        parts = [data[start:]]
-        pending = len(ends) % lines_per_batch
-    data = b"".join(parts)
-    if data and not data.endswith(b"\n"):
-        raise ValueError(f"{kind}: the JSONL stream ends in the middle of a line")
-    if pending:
-        yield LineBatch(data, kind=kind, rows=pending)
+        )
+        for field in self.nested:
+            encoded = nested[field.name]
+            lines = pc.binary_join_element_wise(
+                encoded.dictionary, text_scalar("\n"), text_scalar("")
+            )
+            members = pa.schema(list(field.type))
+            values = _json_table(
+                _concatenated(lines), members, rows=len(encoded.dictionary), kind=self.kind
+            )
+            struct = pa.StructArray.from_arrays(
+                [column.combine_chunks() for column in values.columns], fields=list(field.type)
+            )
+            columns[field.name] = struct.take(encoded.indices)
+        return pa.Table.from_arrays(
+            [columns[name] for name in self.schema.names], schema=self.schema
+        )
 
 
-def _csv_quote(cells: pa.Array) -> pa.Array:
-    """csv.writer's QUOTE_MINIMAL (excel dialect): a cell is quoted when it holds the
-    delimiter, the quote character or a line break; quotes inside are doubled."""
+def _json_table(data, schema: pa.Schema, *, rows: int, kind: str) -> pa.Table:
+    """JSON lines (one object a line) parsed by Arrow into a table of `schema`."""
+    table = pa_json.read_json(
+        io.BytesIO(data),
+        read_options=pa_json.ReadOptions(block_size=1 << 20),
+        parse_options=pa_json.ParseOptions(
+            explicit_schema=schema, unexpected_field_behavior="error"
+        ),
+    )
+    if table.num_rows != rows:
+        raise ValueError(f"{kind}: {rows} lines parsed into {table.num_rows} rows")
+    return table.select(schema.names).cast(schema)
+
+
+def _first_bytes(values: pa.StringArray) -> np.ndarray:
+    """The first byte of each value (0 for an empty one)."""
+    offsets = np.frombuffer(values.buffers()[1], dtype=np.int32)[
+        values.offset : values.offset + len(values) + 1
+    ]
+    data = values.buffers()[2]
+    if data is None or not len(values):
+        return np.zeros(len(values), dtype=np.uint8)
+    first = np.frombuffer(data, dtype=np.uint8)[np.minimum(offsets[:-1], max(data.size - 1, 0))]
+    return np.where(offsets[1:] > offsets[:-1], first, 0)
+
+
+def _pieces(data: pa.Buffer, ranges: np.ndarray) -> pa.StringArray:
+    """The byte ranges [r[0], r[1]), [r[2], r[3]), ... of each row r of `ranges` (offsets into
+    `data`, in increasing order), in order, one value per range."""
+    bounds = np.append(ranges.ravel(), ranges[-1, -1] if len(ranges) else 0).astype(np.int32)
+    count = len(bounds) - 1
+    pieces = pa.StringArray.from_buffers(count, pa.py_buffer(bounds), data)
+    # Every other piece (the rest lies between ranges). Built from buffers: pa.array() would
+    # import pandas (half a second, once per process).
+    every_other = np.arange(0, count, 2, dtype=np.int64)
+    return pieces.take(
+        pa.Array.from_buffers(pa.int64(), len(every_other), [None, pa.py_buffer(every_other)])
+    )
+
+
+def _csv_quoted(cells: pa.Array) -> list[pa.Array | pa.Scalar]:
+    """A column as csv.writer quotes it (QUOTE_MINIMAL, excel dialect: a cell holding the
+    delimiter, the quote character or a line break is quoted, quotes inside doubled), as
+    pieces to join: the cells, or '"', the cells, '"' when every cell is quoted (the wrapping
+    then costs nothing)."""
+    quote = text_scalar('"')
+    data = np.frombuffer(_concatenated(cells), dtype=np.uint8)
+    if not (
+        (data == ord('"')) | (data == ord(",")) | (data == ord("\n")) | (data == ord("\r"))
+    ).any():
+        return [cells]  # nothing in the whole column to quote: the common case for most
+    if pc.all(pc.match_substring(cells, '"')).as_py():  # every cell quoted (JSON objects)
+        return [quote, pc.replace_substring(cells, '"', '""'), quote]
     needs = pc.match_substring_regex(cells, '[",\r\n]')
-    count = pc.sum(needs).as_py() or 0
-    if count == 0:
-        return cells
-    quoted = pc.binary_join_element_wise('"', pc.replace_substring(cells, '"', '""'), '"', "")
-    return quoted if count == len(cells) else pc.if_else(needs, quoted, cells)
+    doubled = pc.replace_substring(cells, '"', '""')
+    quoted = pc.binary_join_element_wise(quote, doubled, quote, text_scalar(""))
+    return [pc.if_else(needs, quoted, cells)]
 
 
 def _csv_cells(column: pa.ChunkedArray | pa.Array, field: pa.Field) -> pa.Array:
@@ -289,21 +340,21 @@ def _csv_cells(column: pa.ChunkedArray | pa.Array, field: pa.Field) -> pa.Array:
     if isinstance(column, pa.ChunkedArray):
         column = column.combine_chunks()
     if pa.types.is_boolean(field.type):
-        cells = pc.if_else(column, "True", "False")
+        cells = pc.if_else(column, text_scalar("True"), text_scalar("False"))
     elif pa.types.is_string(field.type):
         cells = column
     else:
         cells = pc.cast(column, pa.string())
-    return pc.fill_null(cells, "")
+    return pc.fill_null(cells, text_scalar(""))
 
 
-def _concatenated(cells: pa.Array) -> bytes:
-    """The values of a string array back to back, as one bytes object."""
+def _concatenated(cells: pa.Array) -> memoryview:
+    """The values of a string array back to back, as a view of its data buffer (no copy)."""
     if len(cells) == 0:
-        return b""
+        return memoryview(b"")
     offsets = np.frombuffer(cells.buffers()[1], dtype=np.int32)[cells.offset :]
     start, stop = int(offsets[0]), int(offsets[len(cells)])
-    return cells.buffers()[2].to_pybytes()[start:stop]
+    return memoryview(cells.buffers()[2])[start:stop]
 
 
 class HashingFile:
@@ -315,11 +366,11 @@ class HashingFile:
         self.hash = hashlib.sha256()
         self.size = 0
 
-    def write(self, data: bytes) -> int:
-        data = bytes(data)  # pyarrow hands over memoryviews/buffers
-        self.hash.update(data)
-        self.size += len(data)
-        return self.raw.write(data)
+    def write(self, data) -> int:
+        view = memoryview(data)  # bytes, or a buffer pyarrow hands over: no copy
+        self.hash.update(view)
+        self.size += view.nbytes
+        return self.raw.write(view)
 
     def tell(self) -> int:
         return self.size
@@ -434,21 +485,25 @@ class CsvWriter(Writer):
     def write_lines(self, batch: LineBatch) -> None:
         if not self.header_written:
             self.write_batch([])
-        # Column-wise: every cell rendered and quoted by Arrow compute, rows joined with ','
-        # and ended with csv.writer's '\r\n'.
-        nested = batch.nested_json()
-        cells = [
-            _csv_quote(
-                nested[field.name]
-                if field.name in nested
-                else csv_cells_neutralise(_csv_cells(batch.table.column(field.name), field))
-                if pa.types.is_string(field.type)
-                else _csv_cells(batch.table.column(field.name), field)
-            )
-            for field in self.schema
-        ]
-        rows = pc.binary_join_element_wise(*cells, ",")
-        self.fileobj.write(_concatenated(pc.binary_join_element_wise(rows, "", "\r\n")))
+        # Column-wise: every cell rendered and quoted by Arrow compute, then each row's cells
+        # joined with ',' and ended with csv.writer's '\r\n', all in one pass.
+        nested = batch.nested_json
+        pieces: list[pa.Array | pa.Scalar] = []
+        for field in self.schema:
+            if field.name in nested:  # quoted once per distinct value
+                encoded = nested[field.name]
+                quoted = [
+                    piece.take(encoded.indices) if isinstance(piece, pa.Array) else piece
+                    for piece in _csv_quoted(encoded.dictionary)
+                ]
+            else:
+                cells = _csv_cells(batch.table.column(field.name), field)
+                if pa.types.is_string(field.type):
+                    cells = csv_cells_neutralise(cells)
+                quoted = _csv_quoted(cells)
+            pieces += [*quoted, text_scalar(",")]
+        pieces[-1] = text_scalar("\r\n")
+        self.fileobj.write(_concatenated(pc.binary_join_element_wise(*pieces, text_scalar(""))))
         self.rows += batch.rows
 
     def close(self) -> None:

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import io
 import itertools
-import json
 
 import pyarrow.parquet as pq
 import pytest
 from django.db import connection, transaction
 from django.utils import timezone
 
-from apps.catalog.bulk import instances_insert
+from apps.catalog.bulk import instance_row, instances_insert
+from apps.catalog.models import Instance
 from apps.releases import selectors, writers
 from apps.releases.models import FileKind, Release
 from apps.releases.services import _membership_insert, release_create
@@ -49,32 +49,42 @@ HOSTILE = [
 ]
 
 
-# The columns _rows writes, in its order (the others take their database defaults).
-_COLUMNS = (
-    "dataset_id", "template_version_id", "category_id", "language", "example_id",
-    "question_index", "combination", "name_order", "context_condition", "question_polarity",
-    "pairing", "proper_noun", "placeholder_values", "context", "question", "ans0", "ans1",
-    "ans2", "option_roles", "answer_info", "label", "source_instance_id", "retired_at",
-    "created_at",
-)  # fmt: skip
-
-
-def _rows(dataset_id, versions, categories, count):
+def _rows(dataset_id, versions, count):
+    """Instance rows for instances_insert, in catalog's own column layout (apps.catalog.bulk)."""
     now = timezone.now()
     words = itertools.cycle(HOSTILE)
     for index in range(count):
         version_id, category_id, language = versions[index % len(versions)]
         a, b, c, d = next(words), next(words), next(words), next(words)
         info = {"ans2": [c, "young"], "ans0": [a, "unknown"], "ans1": [b, d], "extra": "dropped"}
-        yield (
-            dataset_id, version_id, category_id, language, index // 7, f"q{d}",
-            index, "12", "ambig" if index % 2 else "disambig", "neg" if index % 3 else "nonneg",
-            "stereotypical" if index % 5 else "anti-stereotypical", index % 4 == 0,
-            json.dumps({"NAME1": a}), f"{a} {b}", f"{c}?", a, b, c,
-            json.dumps(["unknown", "stereotyped", "non_stereotyped"]),
-            json.dumps(info, ensure_ascii=index % 2 == 0),
-            index % 3, None, None, now,
-        )  # fmt: skip
+        yield instance_row(
+            {
+                "dataset_id": dataset_id,
+                "template_version_id": version_id,
+                "category_id": category_id,
+                "language": language,
+                "example_id": index // 7,
+                "question_index": f"q{d}",
+                "combination": index,
+                "name_order": "12",
+                "context_condition": "ambig" if index % 2 else "disambig",
+                "question_polarity": "neg" if index % 3 else "nonneg",
+                "pairing": "stereotypical" if index % 5 else "anti-stereotypical",
+                "proper_noun": index % 4 == 0,
+                "placeholder_values": {"NAME1": a},
+                "context": f"{a} {b}",
+                "question": f"{c}?",
+                "ans0": a,
+                "ans1": b,
+                "ans2": c,
+                "option_roles": ["unknown", "stereotyped", "non_stereotyped"],
+                "answer_info": info,
+                "label": index % 3,
+                "source_instance_id": None,
+                "retired_at": None,
+                "created_at": now,
+            }
+        )
 
 
 @pytest.fixture
@@ -97,7 +107,22 @@ def hostile_release(db) -> Release:
         )
         versions.append((version.pk, category.pk, language))
     with transaction.atomic():
-        instances_insert(_rows(dataset.pk, versions, categories, 12_000), columns=_COLUMNS)
+        instances_insert(_rows(dataset.pk, versions, 12_000))
+        # Some are translations, with review facts (a nested object inside a nested value).
+        source = Instance.objects.filter(dataset=dataset).order_by("id").first()
+        Instance.objects.filter(dataset=dataset, combination__lt=700, combination__gt=0).update(
+            source_instance=source,
+            review={
+                "status": "passed",
+                "revision": 2,
+                "threshold": 0.8,
+                "similarity": 0.8731,
+                "embedder_version": HOSTILE[2],
+                "forward_model_version": HOSTILE[15],
+                "backward_model_version": None,
+                "replaces": 7,
+            },
+        )
         release = Release.objects.create(
             dataset=dataset, number=1, counts={}, content="as_published"
         )
@@ -140,6 +165,7 @@ def test_database_serialised_rows_write_the_same_bytes(hostile_release, monkeypa
     # The text did go through every escape: quoted CSV cells, JSON escapes, raw scripts.
     assert b'"quote "" inside"' in actual["csv"] and b"\\u0001" in actual["jsonl"]
     assert "हिन्दी".encode() in actual["jsonl"] and b"\r\n" in actual["csv"]
+    assert b'"translation_review": {"status": "passed", "revision": 2' in actual["jsonl"]
 
 
 def test_release_create_takes_the_fast_path_and_agrees_with_row_dicts(hostile_release, monkeypatch):
