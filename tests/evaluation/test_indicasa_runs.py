@@ -238,3 +238,20 @@ def test_generation_job_on_a_real_worker(celery_worker_process, pair_dataset, gp
     overall = run.results["overall"]
     assert overall["skipped"] == len(PAIRS) and overall["bias_score"] is None
     assert ItemResult.objects.filter(run=run).count() == len(PAIRS)
+
+
+def test_sentences_dropped_in_review_do_not_train(context_dataset):
+    from apps.evaluation.services.indicasa import _context_groups
+
+    dropped = ContextSentence.objects.filter(context_set__external_id="c1", position=0).get()
+    ContextSentence.objects.filter(pk=dropped.pk).update(
+        review_tier="language", review_decision="drop"
+    )
+    groups = {g.key: g for g in _context_groups(dataset=context_dataset, languages=None)}
+    assert dropped.text not in groups["c1:en"].stereotypes
+    assert len(groups["c1:en"].stereotypes) == 1 and len(groups["c2:en"].stereotypes) == 2
+    # A set whose only anti-stereotype sentences were dropped cannot serve as a context.
+    ContextSentence.objects.filter(context_set__external_id="c2", kind="anti_stereotype").update(
+        review_tier="social_science", review_decision="drop"
+    )
+    assert "c2:en" not in {g.key for g in _context_groups(dataset=context_dataset, languages=None)}

@@ -58,7 +58,9 @@ def _context_groups(*, dataset: Dataset, languages: list[str] | None):
     sets = sets.prefetch_related("sentences").order_by("external_id", "language")
     groups = []
     for cs in sets:
-        sentences = list(cs.sentences.all())
+        # A sentence a reviewer dropped (IndiCASA's validation tiers) never trains the encoder.
+        dropped = ContextSentence.ReviewDecision.DROP
+        sentences = [s for s in cs.sentences.all() if s.review_decision != dropped]
         stereo = tuple(s.text for s in sentences if s.kind == ContextSentence.Kind.STEREOTYPE)
         anti = tuple(s.text for s in sentences if s.kind == ContextSentence.Kind.ANTI_STEREOTYPE)
         if stereo and anti:
