@@ -137,7 +137,7 @@ def _other_kinds(dataset) -> None:
 
 
 def _measure(dataset, repeats: int) -> dict[str, list[float]]:
-    from apps.releases.content import content_counts, content_preview
+    from apps.releases.content import content_facts, content_preview
     from apps.releases.services import _live_fingerprint
 
     def baseline_release_checks(content):
@@ -145,8 +145,9 @@ def _measure(dataset, repeats: int) -> dict[str, list[float]]:
         _baseline_fingerprint(dataset, counts, content)
 
     def release_checks(content):
-        counts = content_counts(dataset=dataset, content=content)
-        _live_fingerprint(dataset, counts, content)
+        facts = content_facts(dataset=dataset)
+        counts = facts.counts(content)
+        _live_fingerprint(dataset, counts, content, facts.instance_marks[content])
 
     measurements = {
         "baseline counts+fingerprint, reviewed": lambda: baseline_release_checks("reviewed"),

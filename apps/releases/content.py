@@ -22,7 +22,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Count, Exists, OuterRef, Q, QuerySet
+from django.db.models import Count, Exists, Max, Min, OuterRef, Q, QuerySet
 
 from apps.catalog.models import (
     ContextSentence,
@@ -133,6 +133,9 @@ class _ReviewFacts:
 
     # (category, language) -> (live instances, of approved versions, taken when reviewed)
     instances: dict[tuple[str, str], tuple[int, int, int]]
+    # content mode -> the id range and count of the instances a release takes (what the
+    # release fingerprint records of them), from the same read
+    instance_marks: dict[str, dict[str, int | None]]
     sentence_pairs: int
     tuples: dict[str, int]  # TupleVerdict -> n
     sentences: dict[str, int]  # "all" and SENTENCE_STATES -> n
@@ -140,16 +143,27 @@ class _ReviewFacts:
 
     @classmethod
     def read(cls, dataset: Dataset) -> _ReviewFacts:
-        instances = {
-            (row["category__name"], row["language"]): (row["all"], row["approved"], row["taken"])
-            for row in Instance.objects.filter(dataset=dataset, retired_at__isnull=True)
+        rows = list(
+            Instance.objects.filter(dataset=dataset, retired_at__isnull=True)
             .values("category__name", "language")
             .annotate(
                 all=Count("id"),
                 approved=Count("id", filter=_APPROVED_Q),
                 taken=Count("id", filter=_REVIEWED_INSTANCE_Q),
+                low=Min("id"),
+                high=Max("id"),
+                taken_low=Min("id", filter=_REVIEWED_INSTANCE_Q),
+                taken_high=Max("id", filter=_REVIEWED_INSTANCE_Q),
             )
             .order_by("category__name", "language")
+        )
+        instances = {
+            (row["category__name"], row["language"]): (row["all"], row["approved"], row["taken"])
+            for row in rows
+        }
+        instance_marks = {
+            ContentMode.AS_PUBLISHED: _id_range(rows, "", "all"),
+            ContentMode.REVIEWED: _id_range(rows, "taken_", "taken"),
         }
         tuples = dict.fromkeys(
             (TupleVerdict.STEREOTYPICAL, TupleVerdict.NOT_VOTED, TupleVerdict.NOT_STEREOTYPICAL),
@@ -172,6 +186,7 @@ class _ReviewFacts:
         ).values_list("s", "a")
         return cls(
             instances=instances,
+            instance_marks=instance_marks,
             sentence_pairs=dataset.sentence_pairs.count(),
             tuples=tuples,
             sentences=sentences,
@@ -221,6 +236,23 @@ class _ReviewFacts:
             excluded["context_sets"][reason] += 1
             excluded["context_sentences"]["set_left_out"] += stereotypes + anti_stereotypes
         return counts
+
+
+def _id_range(rows: list[dict[str, Any]], prefix: str, count: str) -> dict[str, int | None]:
+    lows = [row[f"{prefix}low"] for row in rows if row[f"{prefix}low"] is not None]
+    highs = [row[f"{prefix}high"] for row in rows if row[f"{prefix}high"] is not None]
+    return {
+        "low": min(lows, default=None),
+        "high": max(highs, default=None),
+        "n": sum(row[count] for row in rows),
+    }
+
+
+def content_facts(*, dataset: Dataset) -> _ReviewFacts:
+    """The dataset's rows counted by review state, read once: `.counts(content)` is what
+    content_counts returns, `.instance_marks[content]` the id range and count of the instances
+    that mode takes (the release fingerprint's)."""
+    return _ReviewFacts.read(dataset)
 
 
 def content_counts(*, dataset: Dataset, content: str) -> dict[str, Any]:

@@ -20,15 +20,14 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Count, Max, Min
 from django.utils.text import slugify
 
 from apps.catalog.models import Dataset, TemplateVersion
-from apps.catalog.services import instantiation_plan
+from apps.catalog.services import instantiation_pending
 from apps.core.errors import ConflictError, KasautiError, NotReleasedError
 from apps.core.models import Job
 
-from .content import content_counts, live_instances
+from .content import content_facts, live_instances
 from .models import (
     TABLE_KINDS,
     ContentMode,
@@ -85,7 +84,9 @@ def sha256_digest_header(hex_digest: str) -> str:
     return "sha-256=" + base64.b64encode(bytes.fromhex(hex_digest)).decode("ascii")
 
 
-def _live_fingerprint(dataset: Dataset, counts: dict[str, Any], content: str) -> str:
+def _live_fingerprint(
+    dataset: Dataset, counts: dict[str, Any], content: str, instance_marks: dict[str, Any]
+) -> str:
     """A digest of what a release of the dataset would freeze now. Instances are never
     edited in place (a new template version or a correction makes new rows and retires the
     old), so their counts and id range stand for them, with the status of each template
@@ -93,9 +94,7 @@ def _live_fingerprint(dataset: Dataset, counts: dict[str, Any], content: str) ->
     place (a sentence fix, new votes), so their rows as they would be written are hashed: a
     review decision that changes what is released changes the fingerprint."""
     marks: dict[str, Any] = {"counts": counts, "content": content}
-    marks["instances"] = live_instances(dataset=dataset, content=content).aggregate(
-        low=Min("id"), high=Max("id"), n=Count("id")
-    )
+    marks["instances"] = instance_marks  # low, high, n of the instances it takes
     marks["template_versions"] = list(
         TemplateVersion.objects.filter(template__dataset=dataset)
         .order_by("id")
@@ -257,8 +256,7 @@ def _finished(rows: int, futures: list[Future]) -> int:
 
 
 def _check_instantiated(dataset: Dataset) -> None:
-    plan = instantiation_plan(dataset=dataset)
-    pending = [t.external_id for t in plan.templates if not t.instantiated and t.count]
+    pending = instantiation_pending(dataset=dataset)
     if pending:
         shown = ", ".join(pending[:5]) + (" ..." if len(pending) > 5 else "")
         raise ConflictError(
@@ -314,12 +312,13 @@ def release_create(
             # The lock serialises releases (numbering) and instantiation of this dataset.
             dataset = Dataset.objects.select_for_update().get(pk=dataset.pk)
             _check_instantiated(dataset)
-            counts = content_counts(dataset=dataset, content=content)
+            facts = content_facts(dataset=dataset)
+            counts = facts.counts(content)
             if not any(
                 counts[key] for key in ("total", "sentence_pairs", "tuples", "context_sets")
             ):
                 raise KasautiError(_nothing_to_release(dataset, content))
-            fingerprint = _live_fingerprint(dataset, counts, content)
+            fingerprint = _live_fingerprint(dataset, counts, content, facts.instance_marks[content])
             latest = dataset.releases.order_by("-number").first()
             if latest is not None and latest.fingerprint == fingerprint:
                 # Identical to the latest release (a double click, concurrent requests: the
