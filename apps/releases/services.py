@@ -28,6 +28,7 @@ from apps.core.errors import ConflictError, KasautiError, NotReleasedError
 from apps.core.models import Job
 
 from .content import content_facts, live_instances
+from .instance_lines import release_instance_line_batches
 from .models import (
     TABLE_KINDS,
     ContentMode,
@@ -38,7 +39,7 @@ from .models import (
     ReleaseInstance,
 )
 from .published import CONTENT_TYPES, published_file_write, release_is_published
-from .selectors import dataset_rows, release_instance_line_batches, release_latest, release_rows
+from .selectors import dataset_rows, release_latest, release_rows
 from .writers import WRITERS, HashingFile, Writer, batched
 
 # progress(done, total): rows written so far, per batch.

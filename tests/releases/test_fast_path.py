@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from apps.catalog.bulk import instance_row, instances_insert
 from apps.catalog.models import Instance
-from apps.releases import selectors, writers
+from apps.releases import instance_lines, selectors, writers
 from apps.releases.models import FileKind, Release
 from apps.releases.services import _membership_insert, release_create
 from apps.releases.writers import WRITERS, HashingFile, batched
@@ -154,7 +154,7 @@ def test_database_serialised_rows_write_the_same_bytes(hostile_release, monkeypa
                 writer.write_batch(batch)
 
     def by_lines(writers):
-        for batch in selectors.release_instance_line_batches(release=hostile_release):
+        for batch in instance_lines.release_instance_line_batches(release=hostile_release):
             for writer in writers.values():
                 writer.write_lines(batch)
 
@@ -170,7 +170,7 @@ def test_database_serialised_rows_write_the_same_bytes(hostile_release, monkeypa
 
 def test_release_create_takes_the_fast_path_and_agrees_with_row_dicts(hostile_release, monkeypatch):
     calls = []
-    original = selectors.release_instance_line_batches
+    original = instance_lines.release_instance_line_batches
 
     def spy(**kwargs):
         calls.append(kwargs)
