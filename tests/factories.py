@@ -1,4 +1,4 @@
-"""factory_boy factories for the catalog. Keep them minimal: tests state what they rely on."""
+"""factory_boy factories. Keep them minimal: tests state what they rely on."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ from apps.catalog.models import (
     Template,
     TemplateVersion,
 )
+from apps.translation.models import TranslatedString
+from apps.translation.pipeline import text_hash
 
 
 class CategoryFactory(factory.django.DjangoModelFactory):
@@ -58,3 +60,24 @@ class TemplateVersionFactory(factory.django.DjangoModelFactory):
     target_placeholder = "NAME1"
     pairing = "stereotypical"
     stereotyped_groups = factory.LazyFunction(lambda: ["old"])
+
+
+class TranslatedStringFactory(factory.django.DjangoModelFactory):
+    """A machine-translated string as a translation job stores it: keyed by the hash of its
+    English source; it passes when its back-translation similarity reaches the threshold."""
+
+    class Meta:
+        model = TranslatedString
+
+    source_text = factory.Sequence(lambda n: f"Source sentence {n}.")
+    text_hash = factory.LazyAttribute(lambda o: text_hash(o.source_text))
+    language = "hi"
+    model_version = "m"
+    translation = factory.Sequence(lambda n: f"अनुवाद {n}")
+    back_translation = factory.SelfAttribute("source_text")
+    similarity = 0.9
+    threshold = 0.75
+    passed = factory.LazyAttribute(lambda o: o.similarity >= o.threshold)
+    forward_model_version = "f"
+    backward_model_version = "b"
+    embedder_version = "e"

@@ -8,9 +8,9 @@ import pytest
 
 from apps.catalog.models import Instance
 from apps.catalog.services import dataset_instantiate
-from apps.translation.models import CorrectionItem, TranslatedString
+from apps.translation.models import CorrectionItem
 from apps.translation.services.review import review_facts
-from tests.factories import TemplateVersionFactory
+from tests.factories import TemplateVersionFactory, TranslatedStringFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -20,16 +20,11 @@ HUMAN = "टिकट किसने भुला दिया?"
 
 
 def _string(source, translation, similarity, text_hash):
-    return TranslatedString.objects.create(
+    return TranslatedStringFactory(
         text_hash=text_hash,
-        language="hi",
-        model_version="m",
         source_text=source,
         translation=translation,
-        back_translation=source,
         similarity=similarity,
-        threshold=0.75,
-        passed=similarity >= 0.75,
         forward_model_version="fwd-1",
         backward_model_version="bwd-1",
         embedder_version="emb-1",

@@ -5,26 +5,20 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from apps.translation.models import CorrectionItem, CorrectionRevision, TranslatedString
+from apps.translation.models import CorrectionItem, CorrectionRevision
+from tests.factories import TranslatedStringFactory
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def flagged(db):
-    string = TranslatedString.objects.create(
+    string = TranslatedStringFactory(
         text_hash="h" * 64,
-        language="hi",
-        model_version="m",
         source_text="Who forgot the ticket?",
         translation="टिकट कौन भूल गया?",
         back_translation="Who forgot ticket?",
         similarity=0.61,
-        threshold=0.75,
-        passed=False,
-        forward_model_version="f",
-        backward_model_version="b",
-        embedder_version="e",
     )
     return CorrectionItem.objects.create(
         kind="low_similarity", language="hi", translated_string=string, reason="0.61 < 0.75"

@@ -12,8 +12,7 @@ from apps.annotation.models import CampaignItem
 from apps.catalog.models import Instance
 from apps.catalog.services import dataset_instantiate
 from apps.core.errors import KasautiError
-from apps.translation.models import TranslatedString
-from apps.translation.pipeline import text_hash
+from tests.factories import TranslatedStringFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -27,20 +26,12 @@ def _strings(dataset, language="hi"):
         if condition == "ambig":
             texts.add(context)
     for i, text in enumerate(sorted(texts)):
-        TranslatedString.objects.create(
-            text_hash=text_hash(text),
+        TranslatedStringFactory(
             language=language,
-            model_version="m",
             source_text=text,
             translation=f"हिंदी {i}",
-            back_translation=text,
             # Every third string fails the 0.75 threshold.
             similarity=0.6 if i % 3 == 0 else 0.9,
-            threshold=0.75,
-            passed=i % 3 != 0,
-            forward_model_version="f",
-            backward_model_version="b",
-            embedder_version="e",
         )
 
 

@@ -13,8 +13,7 @@ from apps.annotation.models import CampaignItem, Judgement
 from apps.catalog.models import Finding, Instance
 from apps.catalog.services import dataset_instantiate
 from apps.translation.models import CorrectionItem, TranslatedString
-from apps.translation.pipeline import text_hash
-from tests.factories import TemplateFactory, TemplateVersionFactory
+from tests.factories import TemplateFactory, TemplateVersionFactory, TranslatedStringFactory
 
 from .conftest import PASSWORD
 from .support import (
@@ -77,19 +76,8 @@ def campaigns(demo_users):
 
 
 def _tamil(source: str, translation: str, similarity: float) -> TranslatedString:
-    return TranslatedString.objects.create(
-        text_hash=text_hash(source),
-        language="ta",
-        model_version="m",
-        source_text=source,
-        translation=translation,
-        back_translation=source,
-        similarity=similarity,
-        threshold=0.75,
-        passed=similarity >= 0.75,
-        forward_model_version="f",
-        backward_model_version="b",
-        embedder_version="e",
+    return TranslatedStringFactory(
+        language="ta", source_text=source, translation=translation, similarity=similarity
     )
 
 

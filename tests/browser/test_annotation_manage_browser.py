@@ -17,9 +17,7 @@ from apps.annotation import selectors, services, urls
 from apps.annotation.models import AnnotatorProfile, Campaign, CampaignItem, Decision
 from apps.catalog.models import Instance
 from apps.catalog.services import dataset_instantiate
-from apps.translation.models import TranslatedString
-from apps.translation.pipeline import text_hash
-from tests.factories import TemplateVersionFactory
+from tests.factories import TemplateVersionFactory, TranslatedStringFactory
 
 from .conftest import PASSWORD
 from .support import navigates, shot
@@ -60,19 +58,8 @@ def _sources(dataset) -> dict[str, list[str]]:
 def _translate(dataset, similarity: dict[str, list[float]]) -> None:
     for segment, texts in _sources(dataset).items():
         for i, (text, score) in enumerate(zip(texts, similarity[segment], strict=True)):
-            TranslatedString.objects.create(
-                text_hash=text_hash(text),
-                language="hi",
-                model_version="m",
-                source_text=text,
-                translation=f"अनुवाद {segment} {i}",
-                back_translation=text,
-                similarity=score,
-                threshold=0.75,
-                passed=score >= 0.75,
-                forward_model_version="f",
-                backward_model_version="b",
-                embedder_version="e",
+            TranslatedStringFactory(
+                source_text=text, translation=f"अनुवाद {segment} {i}", similarity=score
             )
 
 

@@ -14,9 +14,8 @@ from apps.annotation import services
 from apps.annotation.models import Judgement
 from apps.catalog.models import Instance
 from apps.catalog.services import dataset_instantiate
-from apps.translation.models import CorrectionItem, CorrectionRevision, TranslatedString
-from apps.translation.pipeline import text_hash
-from tests.factories import TemplateVersionFactory
+from apps.translation.models import CorrectionItem, CorrectionRevision
+from tests.factories import TemplateVersionFactory, TranslatedStringFactory
 
 from .conftest import PASSWORD
 from .support import SCRIPTS, assert_served_font, navigates, shot
@@ -28,19 +27,12 @@ pytestmark = [
 
 
 def _string(language: str, source: str, translation: str, similarity: float, **extra):
-    return TranslatedString.objects.create(
-        text_hash=text_hash(source),
+    return TranslatedStringFactory(
         language=language,
-        model_version="m",
         source_text=source,
         translation=translation,
-        back_translation=extra.pop("back_translation", source),
         similarity=similarity,
-        threshold=0.75,
-        passed=similarity >= 0.75,
-        forward_model_version="f",
-        backward_model_version="b",
-        embedder_version="e",
+        **extra,
     )
 
 
