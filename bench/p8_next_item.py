@@ -153,8 +153,12 @@ def database(keep: bool):
         import django
 
         django.setup()
+        from django.core.management import call_command
+
         from apps.annotation.models import Campaign
 
+        # A database kept from an earlier run is brought to the current schema first.
+        call_command("migrate", verbosity=0)
         campaign = Campaign.objects.filter(kind="template_validation").first()
         if campaign is not None and campaign.params.get("bench_complete"):
             yield campaign, list(campaign.annotators.order_by("username"))
