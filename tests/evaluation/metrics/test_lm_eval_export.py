@@ -52,14 +52,14 @@ def make_instances(n: int, seed: int = 0) -> list[dict]:
 def test_the_harness_loads_the_exported_task_offline(tmp_path, monkeypatch):
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    from lm_eval.tasks import TaskManager, get_task_dict
+    from lm_eval.tasks import TaskManager
 
     instances = make_instances(6)
     yaml_file, data_file = lm_eval_task_write(instances, tmp_path / "task", task="kasauti_t1")
     assert yaml_file.name == "kasauti_t1.yaml" and len(data_file.read_text().splitlines()) == 6
     manager = TaskManager(include_path=str(tmp_path / "task"), include_defaults=False)
     assert "kasauti_t1" in manager.all_tasks
-    task = get_task_dict(["kasauti_t1"], manager)["kasauti_t1"]
+    task = manager.load(["kasauti_t1"])["tasks"]["kasauti_t1"]
     docs = list(task.test_docs())
     assert len(docs) == 6
     for doc, inst in zip(docs, instances, strict=True):
