@@ -176,4 +176,11 @@ def answers_from_form(*, kind: str, data: Any) -> dict[str, Any]:
         fields = ["stereotypical", "comment"]
     else:
         fields = ["decision", "text"]
-    return {name: data.get(name, "") for name in fields}
+    return {name: form_text(data, name) for name in fields}
+
+
+def form_text(data: Any, name: str) -> str:
+    """A posted text field (QueryDict) with the line breaks the catalog stores: browsers
+    submit every line break of a <textarea> as CRLF, which would make an untouched multi-line
+    field look edited (and store CRLF in a new version or a judgement)."""
+    return data.get(name, "").replace("\r\n", "\n")

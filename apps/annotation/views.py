@@ -88,12 +88,7 @@ def assignment_work(request: HttpRequest, pk: int) -> HttpResponse:
         annotator=request.user,
     )
     if request.method == "POST":
-        answers = {
-            name: value.replace("\r\n", "\n")  # a <textarea>'s line breaks arrive as CRLF
-            for name, value in rules.answers_from_form(
-                kind=assignment.campaign.kind, data=request.POST
-            ).items()
-        }
+        answers = rules.answers_from_form(kind=assignment.campaign.kind, data=request.POST)
         try:
             services.judgement_submit(
                 assignment_id=assignment.pk,
@@ -231,17 +226,17 @@ def item_adjudicate(request: HttpRequest, pk: int) -> HttpResponse:
             if name.startswith("finding_") and value in ("resolved", "accepted")
         }
         changes = (
-            {"text": _posted_text(request, "text")}
+            {"text": rules.form_text(request.POST, "text")}
             if item.context_sentence_id and request.POST.get("verdict") == "edit"
             else {}
         )
         changes |= {
-            field: _posted_text(request, field)
+            field: rules.form_text(request.POST, field)
             for field in ("ambiguous_context", "disambiguating_context")
             + ("question_negative", "question_non_negative")
             if request.POST.get("verdict") == "edit"
             and item.template_version_id
-            and _posted_text(request, field) != getattr(item.template_version, field)
+            and rules.form_text(request.POST, field) != getattr(item.template_version, field)
         }
         try:
             services.item_decide(
@@ -275,13 +270,6 @@ def item_adjudicate(request: HttpRequest, pk: int) -> HttpResponse:
         "open_status": Finding.Status.OPEN,
     }
     return render(request, "annotation/adjudicate.html", context, status=400 if error else 200)
-
-
-def _posted_text(request: HttpRequest, name: str) -> str:
-    """A posted text box's value with the line breaks the catalog stores: browsers submit every
-    line break of a <textarea> as CRLF, which would make an untouched multi-line field look
-    edited (and store CRLF in the new version)."""
-    return request.POST.get(name, "").replace("\r\n", "\n")
 
 
 def _side_by_side(item: CampaignItem) -> list[dict]:
@@ -389,7 +377,7 @@ def correction_work(request: HttpRequest) -> HttpResponse:
             corrections.correction_apply(
                 item=item,
                 action=request.POST.get("action", ""),
-                text=_posted_text(request, "text"),
+                text=rules.form_text(request.POST, "text"),
                 note=request.POST.get("note", ""),
                 author=request.user,
             )

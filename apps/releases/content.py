@@ -12,8 +12,8 @@
     published imports), so a "reviewed" release cannot vouch for any (docs/releases.md).
 * **as_published**: every live row of every kind, whatever its review state.
 
-`content_counts` is what a release records in `Release.counts`, exclusions included; the
-release page shows it for both modes before a release is made.
+`content_facts(...).counts(mode)` is what a release records in `Release.counts`, exclusions
+included; the release page shows it for both modes before a release is made (content_preview).
 """
 
 from __future__ import annotations
@@ -194,6 +194,13 @@ class _ReviewFacts:
         )
 
     def counts(self, content: str) -> dict[str, Any]:
+        """What a release in this content mode takes, per kind, and how many rows it leaves
+        out for each reason (all zero for as_published):
+
+        {"total": n, "by_category_language": {cat: {lang: n}}, "sentence_pairs": n,
+         "tuples": n, "context_sets": n, "context_sentences": n,
+         "excluded": {"instances": {...}, "sentence_pairs": {...}, "tuples": {...},
+                      "context_sets": {...}, "context_sentences": {...}}}"""
         reviewed = _reviewed(content)
         excluded = {kind: dict.fromkeys(reasons, 0) for kind, reasons in EXCLUSION_REASONS.items()}
         by_category_language: dict[str, dict[str, int]] = defaultdict(dict)
@@ -249,22 +256,10 @@ def _id_range(rows: list[dict[str, Any]], prefix: str, count: str) -> dict[str, 
 
 
 def content_facts(*, dataset: Dataset) -> _ReviewFacts:
-    """The dataset's rows counted by review state, read once: `.counts(content)` is what
-    content_counts returns, `.instance_marks[content]` the id range and count of the instances
+    """The dataset's rows counted by review state, read once: `.counts(content)` is what a
+    release in that mode records, `.instance_marks[content]` the id range and count of the instances
     that mode takes (the release fingerprint's)."""
     return _ReviewFacts.read(dataset)
-
-
-def content_counts(*, dataset: Dataset, content: str) -> dict[str, Any]:
-    """What a release of `dataset` in this content mode would take now, per kind, and how
-    many rows it leaves out for each reason (all zero for as_published):
-
-    {"total": n, "by_category_language": {cat: {lang: n}}, "sentence_pairs": n, "tuples": n,
-     "context_sets": n, "context_sentences": n,
-     "excluded": {"instances": {...}, "sentence_pairs": {...}, "tuples": {...},
-                  "context_sets": {...}, "context_sentences": {...}}}"""
-    content_check(content)
-    return _ReviewFacts.read(dataset).counts(content)
 
 
 def content_preview(*, dataset: Dataset) -> dict[str, dict[str, Any]]:

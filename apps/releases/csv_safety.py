@@ -40,6 +40,19 @@ def text_scalar(value: str) -> pa.StringScalar:
     return pa.StringArray.from_buffers(1, pa.py_buffer(offsets), pa.py_buffer(data))[0]
 
 
+def first_bytes(values: pa.StringArray) -> np.ndarray:
+    """The first byte of each value of a string array (0 for an empty one), read from its
+    buffers."""
+    offsets = np.frombuffer(values.buffers()[1], dtype=np.int32)[
+        values.offset : values.offset + len(values) + 1
+    ]
+    data = values.buffers()[2]
+    if data is None or not data.size:  # no values, or all of them empty
+        return np.zeros(len(values), dtype=np.uint8)
+    first = np.frombuffer(data, dtype=np.uint8)[np.minimum(offsets[:-1], data.size - 1)]
+    return np.where(offsets[1:] > offsets[:-1], first, 0)
+
+
 # The same test for a whole Arrow column (CsvWriter's column-wise fast path): every character
 # of FORMULA_START is one byte in UTF-8, so a cell's first byte decides.
 _FORMULA_START_RE = "^[=+\\-@\t\r']"
@@ -49,13 +62,9 @@ _FORMULA_FIRST_BYTE[[ord(character) for character in FORMULA_START]] = True
 
 def csv_cells_neutralise(cells: pa.StringArray) -> pa.StringArray:
     """csv_cell_neutralise for every value of a string column (nulls stay null)."""
-    offsets = np.frombuffer(cells.buffers()[1], dtype=np.int32)[
-        cells.offset : cells.offset + len(cells) + 1
-    ]
-    data = cells.buffers()[2]
-    # The first byte of each non-empty cell (a null's bytes, if any, only lead to the exact test).
-    starts = offsets[:-1][offsets[1:] > offsets[:-1]]
-    if not len(starts) or not _FORMULA_FIRST_BYTE[np.frombuffer(data, np.uint8)[starts]].any():
+    # The first byte of each cell (0 when empty; a null's bytes, if any, only lead to the exact
+    # test below).
+    if not _FORMULA_FIRST_BYTE[first_bytes(cells)].any():
         return cells  # no cell to neutralise: the common case
     needs = pc.match_substring_regex(cells, _FORMULA_START_RE)
     prefixed = pc.binary_join_element_wise(text_scalar("'"), cells, text_scalar(""))

@@ -195,9 +195,9 @@ def _streams_instances(release: Release) -> bool:
     return connection.vendor == "postgresql" and not release_is_published(release=release)
 
 
-def _instances_changed(dataset: Dataset) -> ConflictError:
+def _changed_meanwhile(dataset: Dataset, kind: str = FileKind.INSTANCES) -> ConflictError:
     return ConflictError(
-        f"the instances of dataset {dataset.name!r} changed while the release was being made; "
+        f"the {kind} of dataset {dataset.name!r} changed while the release was being made; "
         "try again"
     )
 
@@ -217,7 +217,7 @@ def _line_batches_write(*, release: Release, writers: dict[str, Writer]) -> Iter
         for batch in release_instance_line_batches(release=release, members=members):
             written += batch.rows
             if written > release.counts["total"]:  # counted before, in another statement
-                raise _instances_changed(release.dataset)
+                raise _changed_meanwhile(release.dataset)
             jsonl = lanes[FileFormat.JSONL].submit(writers[FileFormat.JSONL].write_lines, batch)
             batch.parse()  # once, before the other writers share it
             futures = [jsonl] + [
@@ -237,7 +237,7 @@ def _line_batches_write(*, release: Release, writers: dict[str, Writer]) -> Iter
         while in_flight:
             yield _finished(*in_flight.popleft())
         if written != release.counts["total"]:
-            raise _instances_changed(release.dataset)
+            raise _changed_meanwhile(release.dataset)
     finally:
         for lane in lanes.values():  # on failure: let the running writes end, drop the rest
             lane.shutdown(cancel_futures=True)
@@ -273,10 +273,7 @@ def _check_rows(*, release: Release, files: list[ReleaseFile]) -> None:
     for release_file in files:
         expected = release.counts.get(release_file.kind)
         if release_file.kind != FileKind.INSTANCES and release_file.rows != expected:
-            raise ConflictError(
-                f"the {release_file.kind} of dataset {release.dataset.name!r} changed while the "
-                "release was being made; try again"
-            )
+            raise _changed_meanwhile(release.dataset, release_file.kind)
 
 
 def _nothing_to_release(dataset: Dataset, content: str) -> str:
@@ -340,7 +337,7 @@ def release_create(
             if not _streams_instances(release) and (
                 _membership_insert(release=release) != counts["total"]
             ):
-                raise _instances_changed(dataset)
+                raise _changed_meanwhile(dataset)
             relative_dir = release_dir(release=release)
             final_dir = Path(settings.MEDIA_ROOT) / relative_dir
             final_dir.parent.mkdir(parents=True, exist_ok=True)

@@ -38,6 +38,7 @@ from .csv_safety import (
     csv_cell_neutralise,
     csv_cell_restore,
     csv_cells_neutralise,
+    first_bytes,
     text_scalar,
 )
 
@@ -244,7 +245,7 @@ class LineBatch:
         # own (always, for instances); otherwise the lines are parsed as they are.
         structs = self.rows and all(
             pa.types.is_struct(field.type)
-            and np.all(_first_bytes(nested[field.name].dictionary) == ord("{"))
+            and np.all(first_bytes(nested[field.name].dictionary) == ord("{"))
             for field in self.nested
         )
         if not structs:  # (not for instances) parse the lines as they are
@@ -288,18 +289,6 @@ def _json_table(data, schema: pa.Schema, *, rows: int, kind: str) -> pa.Table:
     if table.num_rows != rows:
         raise ValueError(f"{kind}: {rows} lines parsed into {table.num_rows} rows")
     return table.select(schema.names).cast(schema)
-
-
-def _first_bytes(values: pa.StringArray) -> np.ndarray:
-    """The first byte of each value (0 for an empty one)."""
-    offsets = np.frombuffer(values.buffers()[1], dtype=np.int32)[
-        values.offset : values.offset + len(values) + 1
-    ]
-    data = values.buffers()[2]
-    if data is None or not len(values):
-        return np.zeros(len(values), dtype=np.uint8)
-    first = np.frombuffer(data, dtype=np.uint8)[np.minimum(offsets[:-1], max(data.size - 1, 0))]
-    return np.where(offsets[1:] > offsets[:-1], first, 0)
 
 
 def _pieces(data: pa.Buffer, ranges: np.ndarray) -> pa.StringArray:

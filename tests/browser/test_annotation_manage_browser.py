@@ -63,6 +63,18 @@ def _translate(dataset, similarity: dict[str, list[float]]) -> None:
             )
 
 
+def _scoring_campaign(dataset, annotators, *, sample_size: int):
+    """A Hindi translation-scoring campaign over strings that all passed the threshold."""
+    _translate(dataset, {"ctx": [0.91, 0.92, 0.93, 0.94], "qn": [0.95, 0.96]})
+    return services.campaign_create(
+        dataset=dataset,
+        kind="translation_scoring",
+        language="hi",
+        annotators=annotators,
+        sample_size=sample_size,
+    )
+
+
 def _score(campaign, annotators, scores) -> None:
     """scores(item, slot) -> (adequacy, fluency), submitted through the service."""
     for user in annotators:
@@ -156,14 +168,7 @@ def test_calibration_plot_and_thresholds(live_server, open_as, two_annotators, d
 
 
 def test_table3_page_and_csv_download(live_server, open_as, two_annotators, dataset):
-    _translate(dataset, {"ctx": [0.91, 0.92, 0.93, 0.94], "qn": [0.95, 0.96]})
-    campaign = services.campaign_create(
-        dataset=dataset,
-        kind="translation_scoring",
-        language="hi",
-        annotators=two_annotators,
-        sample_size=2,
-    )
+    campaign = _scoring_campaign(dataset, two_annotators, sample_size=2)
     items = list(CampaignItem.objects.filter(campaign=campaign).order_by("position"))
     assert [i.segment for i in items] == ["ctx", "ctx", "qn", "qn"]
     # (adequacy, fluency) by item position and slot.
@@ -278,14 +283,7 @@ def test_people_page_create_languages_deactivate(live_server, open_as, demo_user
 
 
 def test_annotator_gets_403_on_every_researcher_page(live_server, open_as, two_annotators, dataset):
-    _translate(dataset, {"ctx": [0.91, 0.92, 0.93, 0.94], "qn": [0.95, 0.96]})
-    campaign = services.campaign_create(
-        dataset=dataset,
-        kind="translation_scoring",
-        language="hi",
-        annotators=two_annotators,
-        sample_size=1,
-    )
+    campaign = _scoring_campaign(dataset, two_annotators, sample_size=1)
     item = CampaignItem.objects.filter(campaign=campaign).first()
     ids = {"dashboard": campaign.pk, "adjudicate": item.pk, "table3": dataset.pk}
     manage = [p.name for p in urls.urlpatterns if str(p.pattern).startswith("manage/")]
