@@ -113,15 +113,19 @@ def _norm_group(value: str) -> str:
 
 
 def roles_from_answer_info(
-    answer_info: dict[str, Any], stereotyped: list[str]
+    answer_info: dict[str, Any], stereotyped: list[str], *, group_after_comma: bool = False
 ) -> tuple[list[str], bool]:
     """Option roles from BBQ-style answer_info ({"ans0": [text, group]}): the group "unknown"
     is the unknown option; a group or text among the stereotyped groups is the stereotyped one.
+    With `group_after_comma` (EsBBQ), a group cell naming a gender and a group ("F, árabe")
+    stands for the group after its last comma, as EsBBQ's bias_score.py reads it.
     Returns (roles, clear) where clear says exactly one stereotyped option was found."""
     targets = {_norm_group(str(group)) for group in stereotyped}
     roles = []
     for key in ("ans0", "ans1", "ans2"):
         text, group = (list(answer_info.get(key) or []) + ["", ""])[:2]
+        if group_after_comma:
+            group = str(group).split(",")[-1].strip()
         if str(group).casefold() == "unknown":
             roles.append(OptionRole.UNKNOWN.value)
         elif _norm_group(str(group)) in targets or _norm_group(str(text)) in targets:
@@ -143,6 +147,36 @@ def pairing_from_roles(condition: str, polarity: str, roles: list[str], label: i
         polarity == QuestionPolarity.NON_NEGATIVE and gold == OptionRole.NON_STEREOTYPED
     )
     return Pairing.STEREOTYPICAL if confirms else Pairing.ANTI_STEREOTYPICAL
+
+
+def mislabel_finding(
+    *,
+    condition: str,
+    polarity: str,
+    roles: list[str],
+    label: int,
+    pairing: str,
+    clear: bool,
+    field_name: str,
+    stated: str,
+) -> tuple[str, str, str, str] | None:
+    """(field, kind, message, original) when a disambiguated row's stated pairing disagrees
+    with the one its gold answer and roles give: the benchmark's code scores by the stated
+    field, so Kasauti does too, and says so."""
+    if condition != ContextCondition.DISAMBIGUATED or not clear:
+        return None
+    derived = pairing_from_roles(condition, polarity, roles, label)
+    if derived == pairing:
+        return None
+    return (
+        field_name,
+        "likely-mislabel",
+        f"{field_name} says {stated!r} but the gold answer is the "
+        f"{roles[label].replace('_', '-')} option of a "
+        f"{'negative' if polarity == QuestionPolarity.NEGATIVE else 'non-negative'} question "
+        f"({derived}); scored as {field_name} says, as the benchmark's own code does",
+        stated,
+    )
 
 
 def _lines(text: str) -> Iterator[tuple[int, str]]:
@@ -211,6 +245,7 @@ class JsonlFormat:
     id_key: ClassVar[str]
     index_key: ClassVar[str]  # the template id (BBQ question_index, EsBBQ template_id)
     stereotyped_key: ClassVar[tuple[str, ...]]  # path to stereotyped_groups
+    group_after_comma: ClassVar[bool] = False  # see roles_from_answer_info
     text_keys: ClassVar[tuple[str, ...]] = ("context", "question", "ans0", "ans1", "ans2")
 
     # --- Reader ---
@@ -255,6 +290,8 @@ class JsonlFormat:
                 meta["verbatim"] = line
                 parse.verbatim += 1
             self._check_roles(upload.name, number, values, parse)
+            for finding in values.pop("_findings", []):
+                parse.findings.append(FindingRecord(upload.name, number, *finding))
             parse.records.append(
                 InstanceRecord(upload.name, number, values["category"], self.language, values)
             )
@@ -304,7 +341,9 @@ class JsonlFormat:
         for key in self.stereotyped_key:
             stereotyped = stereotyped.get(key, {}) if isinstance(stereotyped, dict) else {}
         stereotyped = stereotyped if isinstance(stereotyped, list) else []
-        roles, clear = roles_from_answer_info(answer_info, stereotyped)
+        roles, clear = roles_from_answer_info(
+            answer_info, stereotyped, group_after_comma=self.group_after_comma
+        )
         index = data[self.index_key]
         if isinstance(index, bool) or not isinstance(index, int | str):
             raise RowError(self.index_key, f"expected an id, got {index!r}")
@@ -325,6 +364,7 @@ class JsonlFormat:
             *self.text_keys,
         }
         extra = {key: nfc_deep(value) for key, value in data.items() if key not in mapped}
+        pairing = self.pairing(data, condition, polarity, roles, label)
         return {
             "example_id": example_id,
             "source_id": str(data[self.id_key]),
@@ -332,7 +372,7 @@ class JsonlFormat:
             "category": category,
             "context_condition": condition,
             "question_polarity": polarity,
-            "pairing": self.pairing(data, condition, polarity, roles, label),
+            "pairing": pairing,
             "noun_form": "",
             "proper_noun": False,
             **texts,
@@ -340,6 +380,7 @@ class JsonlFormat:
             "answer_info": nfc_deep(answer_info),
             "option_roles": roles,
             "_roles_clear": clear,
+            "_findings": self.findings(data, condition, polarity, roles, label, pairing, clear),
             "additional_metadata": {
                 "format": self.format,
                 "extra": extra,
@@ -352,6 +393,18 @@ class JsonlFormat:
         self, data: dict[str, Any], condition: str, polarity: str, roles: list[str], label: int
     ) -> str:
         return pairing_from_roles(condition, polarity, roles, label)
+
+    def findings(
+        self,
+        data: dict[str, Any],
+        condition: str,
+        polarity: str,
+        roles: list[str],
+        label: int,
+        pairing: str,
+        clear: bool,
+    ) -> list[tuple[str, str, str, str]]:
+        return []  # the pairing is derived from the roles: nothing to disagree with
 
     # --- Writer ---
     def row_object(self, values: Values) -> dict[str, Any]:
@@ -397,6 +450,32 @@ class EsBbqJsonlFormat(JsonlFormat):
     id_key = "instance_id"
     index_key = "template_id"
     stereotyped_key = ("stereotyped_groups",)
+    group_after_comma = True
+
+    def findings(
+        self,
+        data: dict[str, Any],
+        condition: str,
+        polarity: str,
+        roles: list[str],
+        label: int,
+        pairing: str,
+        clear: bool,
+    ) -> list[tuple[str, str, str, str]]:
+        kind = data.get("question_type")
+        if kind not in ("pro-stereo", "anti-stereo"):
+            return []
+        finding = mislabel_finding(
+            condition=condition,
+            polarity=polarity,
+            roles=roles,
+            label=label,
+            pairing=pairing,
+            clear=clear,
+            field_name="question_type",
+            stated=kind,
+        )
+        return [finding] if finding else []
 
     def pairing(
         self, data: dict[str, Any], condition: str, polarity: str, roles: list[str], label: int
@@ -513,8 +592,7 @@ class CsvFormat:
             if self.render(values, file_info) != raw:
                 meta["verbatim"] = raw
                 parse.verbatim += 1
-            finding = values.pop("_finding", None)
-            if finding:
+            for finding in values.pop("_findings", []):
                 parse.findings.append(FindingRecord(upload.name, number, *finding))
             parse.records.append(
                 InstanceRecord(upload.name, number, values["category"], self.language, values)
@@ -598,16 +676,26 @@ class BharatBbqCsvFormat(CsvFormat):
             if not cells[name].strip() or len(cells[name]) > 100:
                 raise RowError(name, f"invalid value {cells[name]!r}")
         noun_form = _choice(cells["Proper_Noun"], self.NOUN_FORMS, "Proper_Noun")
+        polarity = _choice(cells["Question_polarity"], self.POLARITIES, "Question_polarity")
+        pairing = _choice(cells["Pairing"], self.PAIRINGS, "Pairing")
+        mislabel = mislabel_finding(
+            condition=condition,
+            polarity=polarity,
+            roles=roles,
+            label=label - 1,
+            pairing=pairing,
+            clear=finding is None,
+            field_name="Pairing",
+            stated=cells["Pairing"],
+        )
         return {
             "example_id": _int(cells["id"], "id"),
             "source_id": cells["id"],
             "question_index": nfc(cells["Qid"]),
             "category": nfc(cells["Category"]),
             "context_condition": condition,
-            "question_polarity": _choice(
-                cells["Question_polarity"], self.POLARITIES, "Question_polarity"
-            ),
-            "pairing": _choice(cells["Pairing"], self.PAIRINGS, "Pairing"),
+            "question_polarity": polarity,
+            "pairing": pairing,
             "noun_form": noun_form,
             "proper_noun": noun_form == NounForm.PROPER_NAME,
             "context": nfc(cells["Context"]),
@@ -621,7 +709,7 @@ class BharatBbqCsvFormat(CsvFormat):
                 f"ans{i}": [options[i], roles[i]] for i in range(3)
             },  # BharatBBQ gives no group labels: the role stands in for one
             "additional_metadata": {},
-            "_finding": finding,
+            "_findings": [f for f in (finding, mislabel) if f],
         }
 
     def _roles(
@@ -716,7 +804,7 @@ class EsBbqCsvFormat(CsvFormat):
             for i in range(3)
         }
         stereotyped = self._list(cells["stereotyped_groups"], "stereotyped_groups")
-        roles, clear = roles_from_answer_info(info, stereotyped)
+        roles, clear = roles_from_answer_info(info, stereotyped, group_after_comma=True)
         condition = _choice(
             cells["context_condition"],
             {c: c for c in ContextCondition.values},
@@ -738,6 +826,29 @@ class EsBbqCsvFormat(CsvFormat):
         for name in ("template_id", "category"):
             if not cells[name].strip() or len(cells[name]) > 100:
                 raise RowError(name, f"invalid value {cells[name]!r}")
+        findings = []
+        if not clear:
+            findings.append(
+                (
+                    "answer_info.ans0",
+                    "option-roles-unclear",
+                    "cannot tell which option is the stereotyped group from answer_info and "
+                    "stereotyped_groups; roles are a best guess",
+                    " | ".join(cells[f"answer_info.ans{i}"] for i in range(3)),
+                )
+            )
+        elif kind in ("pro-stereo", "anti-stereo"):
+            mislabel = mislabel_finding(
+                condition=condition,
+                polarity=polarity,
+                roles=roles,
+                label=label,
+                pairing=pairing,
+                clear=clear,
+                field_name="question_type",
+                stated=kind,
+            )
+            findings += [mislabel] if mislabel else []
         return {
             "example_id": _int(cells["instance_id"], "instance_id"),
             "source_id": cells["instance_id"],
@@ -757,15 +868,7 @@ class EsBbqCsvFormat(CsvFormat):
             "option_roles": roles,
             "answer_info": nfc_deep(info),
             "additional_metadata": {},
-            "_finding": None
-            if clear
-            else (
-                "answer_info.ans0",
-                "option-roles-unclear",
-                "cannot tell which option is the stereotyped group from answer_info and "
-                "stereotyped_groups; roles are a best guess",
-                " | ".join(cells[f"answer_info.ans{i}"] for i in range(3)),
-            ),
+            "_findings": findings,
         }
 
     @staticmethod

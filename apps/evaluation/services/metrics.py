@@ -14,7 +14,7 @@ from typing import Any
 
 from django.db import transaction
 
-from apps.catalog.models import NounForm
+from apps.catalog.models import ContextCondition, NounForm, Pairing
 
 from ..models import EvaluationRun, Prediction
 
@@ -33,9 +33,43 @@ def noun_type(*, noun_form: str, proper_noun: bool) -> str:
     return "proper" if proper_noun else "common"
 
 
-def run_bbq_items(*, run: EvaluationRun) -> list:
-    from ..metrics.bbq import BBQItem
+def bbq_item(
+    *,
+    category: str,
+    language: str,
+    context_condition: str,
+    question_polarity: str,
+    noun_form: str,
+    proper_noun: bool,
+    label: int,
+    option_roles: list[str],
+    pairing: str,
+    prediction: int | None,
+):
+    """One stored instance (its field values) and a prediction as the metric module's item.
 
+    A disambiguated item carries the pairing its benchmark states (BharatBBQ's Pairing, EsBBQ's
+    question_type, derived from the gold answer for BBQ): the benchmark's own code scores NP and
+    NNP by that field, even where it disagrees with the roles (a `likely-mislabel` finding)."""
+    from ..metrics.bbq import NNP, NP, BBQItem
+
+    stated = None
+    if context_condition == ContextCondition.DISAMBIGUATED:
+        stated = NP if pairing == Pairing.STEREOTYPICAL else NNP
+    return BBQItem(
+        category=category,
+        language=language,
+        context_condition=context_condition,
+        question_polarity=question_polarity,
+        noun_type=noun_type(noun_form=noun_form, proper_noun=proper_noun),
+        label=label,
+        roles=tuple(ROLE.get(role, role) for role in option_roles),
+        prediction=prediction,
+        pairing=stated,
+    )
+
+
+def run_bbq_items(*, run: EvaluationRun) -> list:
     rows = (
         # An imported answer that matched no option has no choice (prediction None): the metric
         # module counts it as n_unanswered and leaves it out of every denominator.
@@ -51,21 +85,35 @@ def run_bbq_items(*, run: EvaluationRun) -> list:
             "instance__proper_noun",
             "instance__label",
             "instance__option_roles",
+            "instance__pairing",
         )
         .iterator(chunk_size=5000)
     )
     return [
-        BBQItem(
+        bbq_item(
             category=category,
             language=language,
             context_condition=condition,
             question_polarity=polarity,
-            noun_type=noun_type(noun_form=noun_form, proper_noun=proper),
+            noun_form=noun_form,
+            proper_noun=proper,
             label=label,
-            roles=tuple(ROLE.get(role, role) for role in roles),
+            option_roles=roles,
+            pairing=pairing,
             prediction=chosen,
         )
-        for chosen, category, language, condition, polarity, noun_form, proper, label, roles in rows
+        for (
+            chosen,
+            category,
+            language,
+            condition,
+            polarity,
+            noun_form,
+            proper,
+            label,
+            roles,
+            pairing,
+        ) in rows
     ]
 
 
