@@ -42,9 +42,9 @@ from __future__ import annotations
 import argparse
 import ast
 import csv
-import glob
 import importlib.util
 import io
+import json
 import os
 import random
 import sys
@@ -169,8 +169,6 @@ def bench_bbq(checkout: Path, seed: int, tol: float) -> float:
     rows = []
     for path in paths:
         rows += [line for line in path.read_text(encoding="utf-8").splitlines() if line]
-    import json
-
     docs = utils.process_docs(datasets.Dataset.from_list([json.loads(r) for r in rows]))
     print(f"\nBBQ: {len(docs)} rows from {len(paths)} files: {', '.join(p.stem for p in paths)}")
     worst = 0.0
@@ -414,7 +412,8 @@ def bench_bharatbbq_published(checkout: Path) -> None:
     columns = [c for c in raw.columns if c.endswith("_op")]
     print(f"\nBharatBBQ published Age predictions ({len(raw)} rows): {', '.join(columns)}")
     print(
-        f"  {'model':<20} {'kept by main()':>15}  figure: Kasauti (eqs.) / main.py bias_scores / main()"
+        f"  {'model':<20} {'kept by main()':>15}  "
+        "figure: Kasauti (eqs.) / main.py bias_scores / main()"
     )
     for column in columns:
         predictions = [int(p) - 1 for p in raw[column]]
