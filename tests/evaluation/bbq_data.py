@@ -78,7 +78,8 @@ def bbq_dataset(
                                 combination=copy,
                                 context_condition=condition,
                                 question_polarity=polarity,
-                                pairing="stereotypical",
+                                # As a benchmark states it: even copies confirm the stereotype.
+                                pairing="stereotypical" if copy % 2 == 0 else "anti-stereotypical",
                                 proper_noun=copy % 2 == 1,
                                 placeholder_values={},
                                 context=amb if condition == "ambig" else f"{amb} {dis}",

@@ -66,9 +66,10 @@ def test_every_formula_on_a_hand_counted_set():
     # KoBBQ/EsBBQ: (3 stereotypical - 1 anti)/5 = 0.4, bound 1 - acc_a = 0.8.
     assert scores["diff_bias_a"] == pytest.approx(0.4)
     assert scores["diff_bias_a_bound"] == pytest.approx(0.8)
-    # acc(NP) = 2/2 = 1, acc(NNP) = 2/4 = 0.5: difference 0.5, bound 1 - |1 + 0.5 - 1| = 0.5.
+    # acc(NP) = 2/2 = 1, acc(NNP) = 2/4 = 0.5: difference 0.5; bound as EsBBQ's bias_score.py
+    # computes it, 1 - |2 acc_d - 1| = 2 (1 - 4/6) = 2/3.
     assert scores["diff_bias_d"] == pytest.approx(0.5)
-    assert scores["diff_bias_d_bound"] == pytest.approx(0.5)
+    assert scores["diff_bias_d_bound"] == pytest.approx(2 / 3)
     assert scores["undefined"] == {}
 
 
