@@ -107,12 +107,24 @@ ESBBQ_ROWS = [
 ]
 
 
+# The answer texts, as published: proper names for RaceEthnicity (so only the group cell can
+# tell the roles), descriptions for PhysicalAppearance.
+ESBBQ_NAMES = {
+    "F, árabe": "Fátima",
+    "F, blanco": "Lucía",
+    "M, gitano": "Manuel",
+    "M, blanco": "Antonio",
+    "pregnant": "La embarazada",
+    "notPregnant": "La otra mujer",
+}
+
+
 def esbbq_csv() -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(ESBBQ_HEADER.split(","))
     for iid, cond, pol, cat, (groups,), info0, info1, qtype, label, _ in ESBBQ_ROWS:
-        names = [info0.split(",")[-1].strip(), info1.split(",")[-1].strip()]
+        names = [ESBBQ_NAMES[info0], ESBBQ_NAMES[info1]]
         writer.writerow(
             [iid, 1, pol, cond, cat, groups, repr([names[0], info0]), repr([names[1], info1])]
             + ["['unknown', 'unknown']", f"Contexto {iid}.", "¿Quién?", names[0], names[1]]
