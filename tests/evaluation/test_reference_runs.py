@@ -15,6 +15,7 @@ from django.core.management import call_command
 from apps.catalog.importers.instances import instances_import
 from apps.catalog.importers.tables import ImportFile
 from apps.catalog.models import Finding, Instance
+from apps.evaluation.models import EvaluationRun
 from tests.evaluation.metrics.test_reference_figures import (
     BBQ_ROWS,
     BHARAT_ROWS,
@@ -104,6 +105,18 @@ def test_bharatbbq_run_metrics_keep_proper_names(tmp_path) -> None:
         assert figures["overall"][key] == pytest.approx(value, abs=1e-12), key
         assert figures["Region"][key] == pytest.approx(value, abs=1e-12), key
     assert Finding.objects.filter(kind="likely-mislabel", field="Pairing").count() == 1
+    # main.py main()'s figures only when asked for by name, and not stored on the run.
+    run = EvaluationRun.objects.get()
+    stored = run.results
+    out = io.StringIO()
+    call_command("run_metrics", str(run.pk), "--compat", "bharatbbq-main-py", "--json", stdout=out)
+    compat = json.loads(out.getvalue())
+    assert compat["compat"] == "bharatbbq-main-py" and compat["rows_scored"] == 8
+    assert compat["overall"]["acc_d"] == pytest.approx(3 / 4)
+    assert compat["overall"]["bs_d"] == pytest.approx(2 / 3)
+    assert compat["overall"]["sbs_d"] == 0.0
+    run.refresh_from_db()
+    assert run.results == stored
 
 
 def test_bbq_run_metrics_equal_lm_eval(tmp_path) -> None:

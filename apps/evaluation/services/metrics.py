@@ -166,3 +166,15 @@ def run_metrics(*, run: EvaluationRun) -> dict[str, Any]:
         EvaluationRun.objects.filter(pk=run.pk).update(results=results)
     run.results = results
     return results
+
+
+def run_metrics_compat(*, run: EvaluationRun, compat: str) -> dict[str, Any]:
+    """A run's figures under a named compatibility option, computed, not stored: the run keeps
+    the paper's figures. `bharatbbq-main-py`: the rows BharatBBQ's Metrics/main.py main()
+    scores (apps.evaluation.metrics.bbq.main_py_rows; predictions in the order imported)."""
+    from ..metrics.bbq import MAIN_PY_COMPAT, main_py_rows
+
+    if compat != MAIN_PY_COMPAT:
+        raise ValueError(f"unknown compatibility option {compat!r}; known: {MAIN_PY_COMPAT}")
+    items = main_py_rows(run_bbq_items(run=run))
+    return {**bbq_results(items), "compat": compat, "rows_scored": len(items)}

@@ -27,7 +27,7 @@ import pytest
 
 from apps.catalog.importers.instances import instances_parse
 from apps.catalog.importers.tables import ImportFile
-from apps.evaluation.metrics.bbq import bbq_scores
+from apps.evaluation.metrics.bbq import bbq_scores, main_py_rows
 from apps.evaluation.services.metrics import bbq_item
 
 
@@ -266,6 +266,26 @@ def test_kasauti_keeps_the_equations_where_main_py_drops_identical_pairs() -> No
     assert scores["acc_d"] == pytest.approx(4 / 7) and scores["acc_d"] != pytest.approx(3 / 4)
     assert scores["bs_d"] == pytest.approx(1 / 6) and scores["sbs_d"] == pytest.approx(0.5)
     assert bbq_scores(list(reversed(kept))) == scores
+
+
+def test_the_main_py_compatibility_option_scores_the_rows_main_py_scores() -> None:
+    # Only as a named option (run_metrics --compat bharatbbq-main-py): main()'s figures on
+    # these rows in this order, as the script prints them before rounding.
+    items, _ = scored(
+        "bharatbbq-instances", "Region_examples.csv", bharat_csv(), [r[-1] - 1 for r in BHARAT_ROWS]
+    )
+    rows = main_py_rows(items)
+    # Pairs 7-8 and 11-12 dropped (disambiguated, answered alike), row 13 has no partner.
+    assert len(rows) == 8
+    main_flow = {
+        "acc_a": 1 / 4,
+        "acc_d": 3 / 4,  # rows 5, 6, 9 right of 5, 6, 9, 10
+        "bs_a": (2 - 1) / 4,
+        "bs_d": (2 - 0) / 3,  # rows 5, 6 minus no right anti row; non-unknown 5, 6, 9
+        "sbs_a": 2 / 4,
+        "sbs_d": 0.0,  # the only anti row left is 10, answered unknown
+    }
+    assert_figures(rows, {"overall": main_flow, "Region": main_flow})
 
 
 # --- BBQ: lm-evaluation-harness's bbq task -----------------------------------------------------
