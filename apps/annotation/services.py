@@ -12,7 +12,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from apps.accounts.roles import ANNOTATOR, is_annotator
+from apps.accounts.roles import ANNOTATOR, is_annotator, is_researcher
 from apps.accounts.services import roles_ensure, user_invite_send
 from apps.catalog.models import (
     ContextSentence,
@@ -92,8 +92,23 @@ def annotator_create(
     return user
 
 
+def annotator_manageable(user) -> bool:
+    """People management changes only annotators who hold no higher role: a researcher, an
+    admin or a superuser who also annotates is managed by an administrator (Django admin)."""
+    return is_annotator(user) and not is_researcher(user) and not user.is_superuser
+
+
+def _check_manageable(user) -> None:
+    if not annotator_manageable(user):
+        raise PermissionRefused(
+            f"{user.username} holds a higher role than annotator: only an administrator can "
+            "change this account"
+        )
+
+
 def annotator_invite(*, user, base_url: str) -> str:
     """(Re-)send the invitation e-mail; its link lets the annotator choose a password."""
+    _check_manageable(user)
     if not is_annotator(user):
         raise KasautiError(f"user: {user.username} is not an annotator")
     if not user.email:
@@ -115,6 +130,9 @@ def languages_clean(languages: Iterable[str]) -> list[str]:
 
 
 def annotator_update(*, user, languages: Sequence[str] | None = None, active: bool | None = None):
+    """Change an annotator's languages or activate/deactivate the account. Refused (403) for
+    users who hold a higher role (annotator_manageable)."""
+    _check_manageable(user)
     with transaction.atomic():
         if languages is not None:
             AnnotatorProfile.objects.update_or_create(

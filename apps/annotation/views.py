@@ -294,7 +294,7 @@ def _site_url(request: HttpRequest) -> str:
 @require_http_methods(["GET", "POST"])
 @researcher_required
 def people(request: HttpRequest) -> HttpResponse:
-    error = ""
+    error, error_status = "", 400
     if request.method == "POST":
         action = request.POST.get("action")
         try:
@@ -328,6 +328,7 @@ def people(request: HttpRequest) -> HttpResponse:
                 messages.success(request, f"{user.username} updated.")
         except (KasautiError, ValueError) as exc:
             error = str(exc)
+            error_status = getattr(exc, "status_code", 400)
         else:
             return redirect("annotation:people")
     users = User.objects.filter(groups__name="annotator").order_by("username")
@@ -335,10 +336,13 @@ def people(request: HttpRequest) -> HttpResponse:
         request,
         "annotation/people.html",
         {
-            "people": [(u, services.annotator_languages(u)) for u in users],
+            "people": [
+                (u, services.annotator_languages(u), services.annotator_manageable(u))
+                for u in users
+            ],
             "error": error,
         },
-        status=400 if error else 200,
+        status=error_status if error else 200,
     )
 
 
