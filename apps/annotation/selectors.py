@@ -77,6 +77,28 @@ def assignment_at(*, campaign_id: int, annotator, position: int) -> Assignment |
     )
 
 
+def assignment_undoable(*, campaign_id: int, annotator) -> Assignment | None:
+    """The assignment whose submission `u` takes back, wherever the annotator is: the one
+    holding the annotator's latest judgement in the campaign, when that judgement is a
+    submission or edit that is still current and its item can still change. One level: after
+    an undo there is nothing to undo until the next submission."""
+    latest = (
+        Judgement.objects.filter(annotator=annotator, assignment__campaign_id=campaign_id)
+        .select_related("assignment__item")
+        .order_by("-created_at", "-id")
+        .first()
+    )
+    if latest is None or latest.action == Judgement.Action.UNDO:
+        return None
+    assignment = latest.assignment
+    if assignment.current_id != latest.pk or assignment.item.status not in (
+        ItemStatus.PENDING,
+        ItemStatus.ADJUDICATION,
+    ):
+        return None
+    return assignment
+
+
 def assignment_position_summary(*, assignment: Assignment) -> dict[str, int | None]:
     """Done / total of the annotator's items in the campaign and the positions before and after
     this one (j/k), in one aggregate over the annotator's rows."""

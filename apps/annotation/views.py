@@ -44,7 +44,17 @@ def campaign_work(request: HttpRequest, pk: int) -> HttpResponse:
     assignment = selectors.assignment_next_for_page(campaign_id=pk, annotator=request.user)
     if assignment is None:
         campaign = get_object_or_404(Campaign, pk=pk, annotators=request.user)
-        return render(request, "annotation/done.html", {"campaign": campaign})
+        return render(
+            request,
+            "annotation/done.html",
+            {
+                "campaign": campaign,
+                "undo_target": selectors.assignment_undoable(
+                    campaign_id=campaign.pk, annotator=request.user
+                ),
+                "undo_key": services.new_idempotency_key(),
+            },
+        )
     # Rendered here rather than redirected: the next item costs one round trip (P8).
     services.assignment_open(assignment=assignment)
     return render(request, "annotation/work.html", _work_context(request, assignment))
@@ -66,7 +76,10 @@ def _work_context(request: HttpRequest, assignment: Assignment, error: str = "")
         "next_position": summary["next"],
         "key": services.new_idempotency_key(),
         "undo_key": services.new_idempotency_key(),
-        "can_undo": request.session.get("annotation_last") == assignment.pk and bool(answers),
+        # The annotator's last submission in the campaign, undoable from any item (4.4).
+        "undo_target": selectors.assignment_undoable(
+            campaign_id=campaign.pk, annotator=assignment.annotator
+        ),
         "criteria": rules.CRITERIA,
         "adequacy_scale": sorted(rules.ADEQUACY_SCALE.items(), reverse=True),
         "fluency_scale": sorted(rules.FLUENCY_SCALE.items(), reverse=True),
@@ -99,7 +112,6 @@ def assignment_work(request: HttpRequest, pk: int) -> HttpResponse:
         except KasautiError as exc:
             context = _work_context(request, assignment, error=str(exc))
             return render(request, "annotation/work.html", context, status=exc.status_code)
-        request.session["annotation_last"] = assignment.pk
         messages.success(request, f"Saved item {assignment.position + 1}.")
         return redirect("annotation:campaign-work", pk=assignment.campaign_id)
     services.assignment_open(assignment=assignment)
@@ -108,9 +120,12 @@ def assignment_work(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_GET
 @annotator_required
-def assignment_at(request: HttpRequest, pk: int, position: int) -> HttpResponse:
-    """The annotator's own item at a position of the campaign (the j/k links)."""
-    assignment = selectors.assignment_at(campaign_id=pk, annotator=request.user, position=position)
+def assignment_at(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+    """The annotator's own item number `number` of the campaign (the j/k links): the number
+    the page shows as "Item <number>" (1-based; the stored position is number - 1)."""
+    assignment = selectors.assignment_at(
+        campaign_id=pk, annotator=request.user, position=number - 1
+    )
     if assignment is None:
         raise Http404("no item of yours at this position")
     services.assignment_open(assignment=assignment)
@@ -129,7 +144,6 @@ def assignment_undo(request: HttpRequest, pk: int) -> HttpResponse:
     except KasautiError as exc:
         messages.error(request, str(exc))
     else:
-        request.session.pop("annotation_last", None)
         messages.info(request, "Your last submission was undone; it stays in the history.")
     return redirect("annotation:assignment", pk=pk)
 

@@ -159,3 +159,56 @@ def test_adjudication_edit_keeps_untouched_multiline_fields(
         "The {{NAME1}} had forgotten the ticket;\nthe {{NAME2}} had two."
     )
     assert item.decisions.get().verdict == "edit"
+
+
+def test_item_url_number_and_label_agree(campaign, annotator):
+    """/at/<n>/ shows "Item <n>", and the j/k links point at the numbers they show (2.9)."""
+    client = _client(annotator)
+    for number in (1, 2, 3):
+        page = client.get(f"/annotate/campaigns/{campaign.pk}/at/{number}/")
+        assert page.status_code == 200
+        html = page.content.decode()
+        assert f"Item <strong>{number}</strong>" in html
+        assert page.context["assignment"].position == number - 1
+    html = client.get(f"/annotate/campaigns/{campaign.pk}/at/2/").content.decode()
+    assert f'href="/annotate/campaigns/{campaign.pk}/at/1/" id="prev-link"' in html
+    assert f'href="/annotate/campaigns/{campaign.pk}/at/3/" id="next-link"' in html
+    assert client.get(f"/annotate/campaigns/{campaign.pk}/at/0/").status_code == 404
+
+
+def test_undo_last_submission_from_the_next_item_and_the_done_page(campaign, annotator):
+    """After a submission the next item offers to undo it (4.4); so does the all-done page; the
+    undo is a new history row and the undone item is shown again."""
+    client = _client(annotator)
+    first = selectors.assignment_next(campaign_id=campaign.pk, annotator=annotator)
+    client.post(f"/annotate/assignments/{first.pk}/", {**YES_ALL, "idempotency_key": "s1"})
+    page = client.get(f"/annotate/campaigns/{campaign.pk}/")
+    assert page.context["assignment"].pk != first.pk
+    html = page.content.decode()
+    assert f'action="/annotate/assignments/{first.pk}/undo/" id="undo-form"' in html
+    assert "Undo my last submission (item 1)" in html
+    # Another session (a new browser) offers it too: the database, not the session, says what
+    # was last.
+    other = _client(annotator)
+    assert (
+        "Undo my last submission (item 1)"
+        in other.get(f"/annotate/campaigns/{campaign.pk}/").content.decode()
+    )
+    response = other.post(f"/annotate/assignments/{first.pk}/undo/", {"idempotency_key": "u1"})
+    assert response.status_code == 302 and response.url == f"/annotate/assignments/{first.pk}/"
+    assert [j.action for j in Judgement.objects.filter(assignment=first).order_by("id")] == [
+        "submit",
+        "undo",
+    ]
+    # Nothing more to undo until the next submission.
+    assert (
+        'id="undo-form"' not in client.get(f"/annotate/campaigns/{campaign.pk}/").content.decode()
+    )
+    # Finish everything: the all-done page still offers to undo the last one.
+    while a := selectors.assignment_next(campaign_id=campaign.pk, annotator=annotator):
+        client.post(
+            f"/annotate/assignments/{a.pk}/",
+            {**YES_ALL, "idempotency_key": services.new_idempotency_key()},
+        )
+    done = client.get(f"/annotate/campaigns/{campaign.pk}/").content.decode()
+    assert 'id="all-done"' in done and 'id="undo-form"' in done

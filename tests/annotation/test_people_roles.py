@@ -33,9 +33,7 @@ def test_researcher_cannot_deactivate_superuser_annotator_via_api(
     assert superuser_annotator.is_active
 
 
-def test_researcher_cannot_change_languages_of_researcher_annotator(
-    researcher_client, researcher
-):
+def test_researcher_cannot_change_languages_of_researcher_annotator(researcher_client, researcher):
     other = researcher.__class__.objects.create_user(username="rhea", password=PASSWORD)
     other.groups.add(Group.objects.get_or_create(name="researcher")[0])
     other.groups.add(Group.objects.get(name=ANNOTATOR))
