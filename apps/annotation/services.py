@@ -25,7 +25,13 @@ from apps.catalog.models import (
 )
 from apps.catalog.review import SENTENCE_STATES
 from apps.catalog.selectors import template_current_versions
-from apps.catalog.services import context_sentence_review_record, template_edit
+from apps.catalog.jobs import INSTANTIATE
+from apps.catalog.services import (
+    context_sentence_review_record,
+    dataset_instantiate_async,
+    template_edit,
+)
+from apps.core.models import Job
 from apps.core.errors import ConflictError, KasautiError
 from apps.core.text import nfc, nfc_deep
 from apps.translation.models import TranslatedString
@@ -515,9 +521,7 @@ def _item_evaluate(*, item: CampaignItem, campaign: Campaign) -> None:
     item.outcome = outcome.summary
     item.save(update_fields=["status", "outcome"])
     if campaign.kind == CampaignKind.TEMPLATE_VALIDATION and outcome.status == ItemStatus.APPROVED:
-        TemplateVersion.objects.filter(pk=item.template_version_id).update(
-            status=ReviewStatus.APPROVED
-        )
+        _version_approve(version_id=item.template_version_id, requested_by=None)
     if campaign.kind == CampaignKind.SENTENCE_REVIEW and outcome.status == ItemStatus.COMPLETE:
         # The annotators agree: keep, fix (the text is rewritten first) or drop.
         if outcome.summary["decision"] == "fix":
@@ -528,6 +532,25 @@ def _item_evaluate(*, item: CampaignItem, campaign: Campaign) -> None:
         StereotypeTuple.objects.filter(pk=item.stereotype_tuple_id).update(
             votes=outcome.summary["votes"]
         )
+
+
+def _version_approve(*, version_id: int, requested_by) -> None:
+    """Mark a template version approved. A version with no live instances (the new version an
+    adjudicator's edit made) is instantiated by a background job of the catalog's instantiate
+    kind, queued after commit, so that the next release takes it (issue 18, 2.1). An
+    instantiation job of the dataset still waiting in the queue will pick it up anyway."""
+    TemplateVersion.objects.filter(pk=version_id).update(status=ReviewStatus.APPROVED)
+    version = TemplateVersion.objects.select_related("template__dataset").get(pk=version_id)
+    if Instance.objects.filter(
+        template_version_id=version_id, retired_at__isnull=True, source_instance=None
+    ).exists():
+        return
+    dataset = version.template.dataset
+    if Job.objects.filter(
+        kind=INSTANTIATE, status=Job.Status.QUEUED, params__dataset_id=dataset.pk
+    ).exists():
+        return
+    dataset_instantiate_async(dataset=dataset, requested_by=requested_by)
 
 
 # --- adjudication ---------------------------------------------------------------------------
@@ -605,9 +628,7 @@ def item_decide(
         elif verdict == Decision.Verdict.APPROVE:
             item.status = ItemStatus.APPROVED
             if item.template_version_id:
-                TemplateVersion.objects.filter(pk=item.template_version_id).update(
-                    status=ReviewStatus.APPROVED
-                )
+                _version_approve(version_id=item.template_version_id, requested_by=decided_by)
         else:
             item.status = ItemStatus.REJECTED
             if item.template_version_id:
