@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from apps.accounts.roles import ANNOTATOR, is_annotator, is_researcher
 from apps.accounts.services import roles_ensure, user_invite_send
+from apps.catalog.jobs import INSTANTIATE
 from apps.catalog.models import (
     ContextSentence,
     Dataset,
@@ -25,14 +26,13 @@ from apps.catalog.models import (
 )
 from apps.catalog.review import SENTENCE_STATES
 from apps.catalog.selectors import template_current_versions
-from apps.catalog.jobs import INSTANTIATE
 from apps.catalog.services import (
     context_sentence_review_record,
     dataset_instantiate_async,
     template_edit,
 )
-from apps.core.models import Job
 from apps.core.errors import ConflictError, KasautiError
+from apps.core.models import Job
 from apps.core.text import nfc, nfc_deep
 from apps.translation.models import TranslatedString
 from apps.translation.pipeline import text_hash

@@ -346,8 +346,8 @@ def release_stale_for_page(*, dataset: Dataset) -> dict[str, Any] | None:
     approved versions only), and the dataset's instantiation job still to finish, if any.
     None when nothing is stale."""
     from apps.catalog.jobs import INSTANTIATE
-    from apps.catalog.services import instantiation_stale, version_label
     from apps.catalog.models import ReviewStatus
+    from apps.catalog.services import instantiation_stale, version_label
     from apps.core.models import Job
 
     stale = instantiation_stale(dataset=dataset)

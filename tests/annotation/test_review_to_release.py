@@ -393,8 +393,8 @@ def test_approving_a_new_version_queues_its_instantiation(annotator, second_anno
 def test_approved_new_version_is_instantiated_by_a_worker_and_released(
     celery_worker_process, annotator, second_annotator, researcher, settings, tmp_path
 ):
-    from tests.core.test_worker_jobs import wait_for_job
     from apps.core.models import Job
+    from tests.core.test_worker_jobs import wait_for_job
 
     dataset, campaign, kept, new = _edit_one_of_two(annotator, second_annotator, researcher)
     _work(campaign, lambda user, item: YES_ALL)
