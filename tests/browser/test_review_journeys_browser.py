@@ -89,3 +89,102 @@ def test_u_undoes_the_last_submission_from_the_next_item(live_server, open_as, p
             anu.keyboard.press("j")
         assert anu.url.endswith(f"/annotate/campaigns/{campaign.pk}/at/2/")
         assert anu.text_content(".workbar strong") == "2"
+
+
+def _judge(campaign, user, keys_by_template: dict[str, str]) -> None:
+    from apps.annotation import selectors
+
+    while (a := selectors.assignment_next(campaign_id=campaign.pk, annotator=user)) is not None:
+        keys = keys_by_template[a.item.template_version.template.external_id]
+        services.judgement_submit(
+            assignment_id=a.pk,
+            annotator=user,
+            answers={c: "yes" if k == "y" else "no" for c, k in zip("abc", keys, strict=True)},
+            idempotency_key=services.new_idempotency_key(),
+        )
+
+
+def _wait_job_page(page) -> str:
+    page.wait_for_function(
+        "() => ['succeeded', 'failed'].includes("
+        "document.getElementById('job-status').textContent.trim())",
+        timeout=90_000,
+    )
+    return page.text_content("#job-status").strip()
+
+
+@pytest.mark.celery_worker
+def test_release_after_an_adjudicators_edit(
+    live_server, open_as, people, dataset, celery_worker_process
+):
+    """2.1: edit → the release form says what is not instantiated → a reviewed release works
+    at once → the annotators approve the new version → a background job instantiates it → the
+    next release takes it."""
+    from apps.annotation.models import CampaignItem
+    from apps.catalog.models import Instance, TemplateVersion
+    from apps.core.models import Job
+    from apps.releases.models import Release
+    from tests.core.test_worker_jobs import wait_for_job
+
+    campaign = services.campaign_create(
+        dataset=dataset,
+        kind="template_validation",
+        annotators=[people["anu"], people["bela"]],
+        created_by=people["rekha"],
+    )
+    _judge(campaign, people["anu"], {"T-age": "yyy", "T-bus": "yyy", "T-rail": "yyn"})
+    _judge(campaign, people["bela"], {"T-age": "yyy", "T-bus": "yyy", "T-rail": "yyy"})
+    rail = CampaignItem.objects.get(
+        campaign=campaign, template_version__template__external_id="T-rail"
+    )
+    base = live_server.url
+    rekha = open_as("rekha", width=1366, height=800)
+    rekha.goto(f"{base}/annotate/manage/items/{rail.pk}/")
+    rekha.fill(
+        "textarea[name=ambiguous_context]",
+        "A {{NAME1}} and a {{NAME2}} were waiting at the railway station.",
+    )
+    rekha.fill("input[name=note]", "c: the bus stop did not fit a railway template")
+    with navigates(rekha):
+        rekha.click("#edit")
+    v2 = TemplateVersion.objects.get(template__external_id="T-rail", number=2)
+    assert v2.status == "in_review"
+
+    # The release form says what is stale, per content choice, before anything is submitted.
+    rekha.goto(f"{base}/datasets/{dataset.pk}/releases/")
+    stale = rekha.text_content("#release-stale")
+    assert "Everything, as published: T-rail v2 (in review)" in " ".join(stale.split())
+    assert "it can be made now" in stale
+    shot(rekha, "release_stale_in_review_1366", full_page=True)
+    assert_fits(rekha)
+    narrow = open_as("rekha", width=390, height=844, touch=True)
+    narrow.goto(f"{base}/datasets/{dataset.pk}/releases/")
+    shot(narrow, "release_stale_in_review_390", full_page=True)
+    assert_fits(narrow)
+
+    # A reviewed release works now (the edited template is not part of it).
+    with navigates(rekha):
+        rekha.click("#release-button")
+    assert _wait_job_page(rekha) == "succeeded", Job.objects.filter(kind="release").last().error
+    first = Release.objects.get(dataset=dataset)
+    assert first.counts["total"] == 32  # T-age and T-bus
+
+    # The annotators approve v2: a background instantiation job of the catalog's kind.
+    _judge(campaign, people["anu"], {"T-rail": "yyy"})
+    _judge(campaign, people["bela"], {"T-rail": "yyy"})
+    v2.refresh_from_db()
+    assert v2.status == "approved"
+    job = wait_for_job(Job.objects.get(kind="instantiate").pk, timeout=90)
+    assert job.status == "succeeded", job.error
+    assert Instance.objects.filter(template_version=v2, retired_at__isnull=True).count() == 16
+
+    rekha.goto(f"{base}/datasets/{dataset.pk}/releases/")
+    assert rekha.locator("#release-stale").count() == 0
+    with navigates(rekha):
+        rekha.click("#release-button")
+    assert _wait_job_page(rekha) == "succeeded"
+    second = Release.objects.get(dataset=dataset, number=2)
+    assert second.counts["total"] == 48
+    assert second.memberships.filter(instance__template_version=v2).count() == 16
+    rekha.goto(f"{base}/datasets/{dataset.pk}/releases/")
+    shot(rekha, "release_after_adjudication_1366", full_page=True)
