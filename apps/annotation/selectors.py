@@ -19,6 +19,7 @@ from .models import (
     Campaign,
     CampaignItem,
     CampaignKind,
+    Decision,
     ItemStatus,
     Judgement,
     SentenceRevision,
@@ -309,6 +310,17 @@ def campaign_agreement(*, campaign: Campaign) -> dict[str, Any]:
             for field, (labels, ordinal) in fields.items()
         }
     result["items_compared"] = len([u for u in units if len(u["by_slot"]) >= 2])
+    # What the pages show for each judged field: its question or name, not its code.
+    for cells in (
+        [result["fields"]],
+        list(result["pairs"].values()),
+        list(result["by_category"].values()),
+    ):
+        for fields_of in cells:
+            for field, cell in fields_of.items():
+                cell["field_label"] = rules.field_label(field)
+    if "overall" in result:
+        result["overall"]["field_label"] = rules.field_label("overall")
     return result
 
 
@@ -357,3 +369,15 @@ def sentence_history(*, context_sentence_id: int) -> list[SentenceRevision]:
         .select_related("decided_by", "item__campaign")
         .order_by("created_at", "id")
     )
+
+
+def template_decisions(*, template_id: int) -> dict[int, list[Decision]]:
+    """Adjudication decisions on a template's versions, by version id, oldest first."""
+    by_version: dict[int, list[Decision]] = defaultdict(list)
+    for decision in (
+        Decision.objects.filter(item__template_version__template_id=template_id)
+        .select_related("decided_by", "item")
+        .order_by("created_at", "id")
+    ):
+        by_version[decision.item.template_version_id].append(decision)
+    return dict(by_version)

@@ -621,7 +621,15 @@ def item_decide(
             )
             if new_version.pk == old.pk:
                 raise KasautiError("changes: the edit changes nothing")
-            TemplateVersion.objects.filter(pk=new_version.pk).update(status=ReviewStatus.IN_REVIEW)
+            # The adjudicator's note goes into the new version's notes (the version history
+            # on the template page shows it), after the notes it inherited.
+            notes = new_version.notes
+            if note.strip():
+                line = f"Adjudication ({decided_by.username}): {nfc(note.strip())}"
+                notes = f"{notes}\n{line}" if notes else line
+            TemplateVersion.objects.filter(pk=new_version.pk).update(
+                status=ReviewStatus.IN_REVIEW, notes=notes
+            )
             TemplateVersion.objects.filter(pk=old.pk).update(status=ReviewStatus.REJECTED)
             item.status = ItemStatus.SUPERSEDED
             _item_requeue(item=item, version=new_version)

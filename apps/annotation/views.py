@@ -16,6 +16,7 @@ from apps.accounts.decorators import (
 )
 from apps.accounts.roles import is_researcher
 from apps.catalog.models import LANGUAGE_NAMES, Dataset, Finding
+from apps.catalog.versions import template_version_history
 from apps.core.errors import KasautiError
 
 from . import corrections, reports, rules, selectors, services
@@ -279,11 +280,24 @@ def item_adjudicate(request: HttpRequest, pk: int) -> HttpResponse:
             else []
         ),
         "criteria": rules.CRITERIA,
+        "history": _version_history(item),
         "verdicts": Decision.Verdict.choices,
         "error": error,
         "open_status": Finding.Status.OPEN,
     }
     return render(request, "annotation/adjudicate.html", context, status=400 if error else 200)
+
+
+def _version_history(item: CampaignItem) -> list[dict]:
+    """The template's versions, newest first, each with its changes from the previous one and
+    the adjudication decisions taken on it (with their notes)."""
+    if not item.template_version_id:
+        return []
+    history = template_version_history(template=item.template_version.template)
+    decisions = selectors.template_decisions(template_id=item.template_version.template_id)
+    for row in history:
+        row["decisions"] = decisions.get(row["version"].pk, [])
+    return history
 
 
 def _side_by_side(item: CampaignItem) -> list[dict]:

@@ -212,3 +212,63 @@ def test_undo_last_submission_from_the_next_item_and_the_done_page(campaign, ann
         )
     done = client.get(f"/annotate/campaigns/{campaign.pk}/").content.decode()
     assert 'id="all-done"' in done and 'id="undo-form"' in done
+
+
+def test_agreement_and_adjudication_pages_speak_plainly(
+    templates, annotator, second_annotator, researcher
+):
+    """Issue 18 2.7: criteria by their question, "Cohen's κ" (not `cohen_kappa`), raw
+    agreement beside κ with the prevalence note, the adjudicator's note in the template's
+    version history and a word-level diff between versions."""
+    dataset = templates[0].template.dataset
+    dataset_instantiate(dataset=dataset)
+    campaign = services.campaign_create(
+        dataset=dataset, kind="template_validation", annotators=[annotator, second_annotator]
+    )
+    # anu says no to (b) on the first template only; bela says yes to everything: 8 of 9
+    # (item, criterion) pairs agree, kappa 0 (chance agreement 8/9).
+    first_version = templates[0]
+    for user in (annotator, second_annotator):
+        while a := selectors.assignment_next(campaign_id=campaign.pk, annotator=user):
+            answers = (
+                {**YES_ALL, "b": "no"}
+                if user == annotator and a.item.template_version_id == first_version.pk
+                else YES_ALL
+            )
+            services.judgement_submit(
+                assignment_id=a.pk,
+                annotator=user,
+                answers=answers,
+                idempotency_key=services.new_idempotency_key(),
+            )
+    client = _client(researcher)
+    dashboard = client.get(f"/annotate/manage/campaigns/{campaign.pk}/").content.decode()
+    assert "cohen_kappa" not in dashboard and "Cohen&#x27;s κ" in dashboard
+    assert "raw agreement 89%" in dashboard
+    assert "(prevalence)" in dashboard and "“yes” is 94% of the judgements" in dashboard
+    assert "(b) The negative question evokes the stereotype" in dashboard
+
+    item = CampaignItem.objects.get(campaign=campaign, status="adjudication")
+    page = client.get(f"/annotate/manage/items/{item.pk}/").content.decode()
+    assert "(a) The template represents the intended stereotype." in page
+    client.post(
+        f"/annotate/manage/items/{item.pk}/",
+        {
+            "verdict": "edit",
+            "note": "b: the question did not evoke the stereotype",
+            "question_negative": "Who forgot the train ticket?",
+            **{
+                f: getattr(first_version, f)
+                for f in ("ambiguous_context", "disambiguating_context", "question_non_negative")
+            },
+        },
+    )
+    template = first_version.template
+    for url in (
+        f"/annotate/manage/items/{item.pk}/",
+        f"/templates/{template.pk}/",
+    ):
+        html = client.get(url).content.decode()
+        history = html.split('id="versions"', 1)[1].split("</table>", 1)[0]
+        assert "b: the question did not evoke the stereotype" in history, url
+        assert "<ins>train </ins>" in history, url

@@ -188,3 +188,57 @@ def test_release_after_an_adjudicators_edit(
     assert second.memberships.filter(instance__template_version=v2).count() == 16
     rekha.goto(f"{base}/datasets/{dataset.pk}/releases/")
     shot(rekha, "release_after_adjudication_1366", full_page=True)
+
+
+def test_agreement_and_adjudication_pages(live_server, open_as, people, dataset):
+    """2.7: criteria by their question, Cohen's κ named, raw agreement and the prevalence note,
+    the adjudicator's note and a word-level diff in the version history."""
+    from apps.annotation.models import CampaignItem
+
+    campaign = services.campaign_create(
+        dataset=dataset,
+        kind="template_validation",
+        annotators=[people["anu"], people["bela"]],
+        created_by=people["rekha"],
+    )
+    # 8 of 9 (item, criterion) pairs agree; bela says yes to all: κ 0 at raw agreement 89%.
+    _judge(campaign, people["anu"], {"T-age": "yyy", "T-bus": "yyy", "T-rail": "yyn"})
+    _judge(campaign, people["bela"], {"T-age": "yyy", "T-bus": "yyy", "T-rail": "yyy"})
+    base = live_server.url
+    for width, height in ((1366, 800), (390, 844)):
+        page = open_as("rekha", width=width, height=height, touch=width < 500)
+        page.goto(f"{base}/annotate/manage/campaigns/{campaign.pk}/")
+        overall = " ".join(page.inner_text("#agreement tbody tr >> nth=0").split())
+        assert overall.startswith("Overall (all criteria) 0.000 Cohen's κ, n=9; raw agreement 89%")
+        assert "“yes” is 94% of the judgements; chance agreement is already 89%" in overall
+        assert "cohen_kappa" not in page.content()
+        shot(page, f"annotation_agreement_{width}", full_page=True)
+        assert_fits(page)
+    rail = CampaignItem.objects.get(
+        campaign=campaign, template_version__template__external_id="T-rail"
+    )
+    page = open_as("rekha", width=1366, height=800)
+    page.goto(f"{base}/annotate/manage/items/{rail.pk}/")
+    headers = page.locator("#side-by-side th.criterion").all_text_contents()
+    assert headers[2] == "(c) The placeholder terms represent the intended social groups."
+    page.fill(
+        "textarea[name=ambiguous_context]",
+        "A {{NAME1}} and a {{NAME2}} were waiting at the railway station.",
+    )
+    page.fill("input[name=note]", "c: a railway template should not mention a bus stop")
+    with navigates(page):
+        page.click("#edit")
+    new_item = CampaignItem.objects.get(campaign=campaign, template_version__number=2)
+    for width, height in ((1366, 800), (390, 844)):
+        view = open_as("rekha", width=width, height=height, touch=width < 500)
+        for name, url in (
+            ("adjudicate", f"{base}/annotate/manage/items/{new_item.pk}/"),
+            ("template", f"{base}/templates/{new_item.template_version.template_id}/"),
+        ):
+            view.goto(url)
+            history = view.locator("#versions tbody tr >> nth=0")
+            assert "c: a railway template should not mention a bus stop" in history.text_content()
+            context = history.locator(".diff > div >> nth=0")
+            assert context.locator("del").all_text_contents() == ["bus stop."]
+            assert context.locator("ins").all_text_contents() == ["railway station."]
+            shot(view, f"version_history_{name}_{width}", full_page=True)
