@@ -388,7 +388,12 @@ def table3(request: HttpRequest, pk: int) -> HttpResponse:
     return render(
         request,
         "annotation/table3.html",
-        {"dataset": dataset, "blocks": blocks, "columns": reports.COLUMNS},
+        {
+            "dataset": dataset,
+            "blocks": blocks,
+            "columns": reports.COLUMNS,
+            "annotator_rule": reports.ANNOTATOR_RULE,
+        },
     )
 
 
