@@ -381,3 +381,31 @@ def template_decisions(*, template_id: int) -> dict[int, list[Decision]]:
     ):
         by_version[decision.item.template_version_id].append(decision)
     return dict(by_version)
+
+
+def campaign_tuple_votes(*, campaign: Campaign) -> list[dict[str, Any]]:
+    """A tuple-vote campaign's tuples: the votes each was imported with, the votes it had
+    before this campaign decided it, this campaign's votes, and which votes decide now."""
+    if campaign.kind != CampaignKind.TUPLE_VOTE:
+        return []
+    rows = []
+    for item in (
+        CampaignItem.objects.filter(campaign=campaign, stereotype_tuple__isnull=False)
+        .select_related("stereotype_tuple")
+        .order_by("position")
+    ):
+        tup = item.stereotype_tuple
+        outcome = item.outcome or {}
+        decided = item.status == ItemStatus.COMPLETE
+        rows.append(
+            {
+                "item": item,
+                "tuple": tup,
+                "imported_votes": tup.imported_votes,
+                "votes_before": outcome.get("votes_before"),
+                "campaign_votes": outcome.get("votes") if decided else None,
+                "deciding": tup.votes,
+                "decides": tup.get_votes_source_display(),
+            }
+        )
+    return rows

@@ -528,10 +528,19 @@ def _item_evaluate(*, item: CampaignItem, campaign: Campaign) -> None:
             _sentence_fix(item=item, text=outcome.summary["texts"][0], decided_by=None)
         _sentence_review_record(item=item, campaign=campaign, decision=outcome.summary["decision"])
     if campaign.kind == CampaignKind.TUPLE_VOTE:
-        # IndiBias's "Score": the votes themselves, one per annotator.
-        StereotypeTuple.objects.filter(pk=item.stereotype_tuple_id).update(
-            votes=outcome.summary["votes"]
-        )
+        # IndiBias's "Score": the votes themselves, one per annotator. The campaign's votes
+        # decide from now on; the imported ones stay in `imported_votes`, and the item keeps
+        # the votes the tuple had before (imported or an earlier campaign's).
+        tup = StereotypeTuple.objects.select_for_update().get(pk=item.stereotype_tuple_id)
+        item.outcome = {
+            **item.outcome,
+            "votes_before": tup.votes,
+            "imported_votes": tup.imported_votes,
+        }
+        item.save(update_fields=["outcome"])
+        tup.votes = outcome.summary["votes"]
+        tup.votes_source = StereotypeTuple.VotesSource.CAMPAIGN
+        tup.save(update_fields=["votes", "votes_source"])
 
 
 def _version_approve(*, version_id: int, requested_by) -> None:

@@ -16,6 +16,7 @@ from apps.accounts.decorators import (
 )
 from apps.accounts.roles import is_researcher
 from apps.catalog.models import LANGUAGE_NAMES, Dataset, Finding
+from apps.catalog.review import TUPLE_VOTES_RULE
 from apps.catalog.versions import template_version_history
 from apps.core.errors import KasautiError
 
@@ -204,6 +205,8 @@ def campaign_dashboard(request: HttpRequest, pk: int) -> HttpResponse:
         "progress": selectors.campaign_progress(campaign=campaign),
         "agreement": selectors.campaign_agreement(campaign=campaign),
         "queue": selectors.adjudication_queue(campaign=campaign),
+        "tuple_votes": selectors.campaign_tuple_votes(campaign=campaign),
+        "tuple_votes_rule": TUPLE_VOTES_RULE,
     }
     if campaign.kind == CampaignKind.CALIBRATION:
         calibration = reports.calibration(campaign=campaign)

@@ -425,3 +425,47 @@ def test_release_form_says_what_is_stale(annotator, second_annotator, researcher
     dataset_instantiate(dataset=dataset)
     html = client.get(f"/datasets/{dataset.pk}/releases/").content.decode()
     assert 'id="release-stale"' not in html
+
+
+def test_tuple_campaign_keeps_the_imported_votes_and_says_which_decide(
+    annotator, second_annotator, third_annotator, researcher
+):
+    """Issue 18 4.5: a tuple imported with votes [1, 1, 0] is voted again by a campaign
+    ([0, 0, 0]): both are kept; the campaign's decide (releases read `votes`); a re-import of the
+    same file updates the imported votes only; the pages show both and the rule."""
+    from django.test import Client
+
+    dataset = DatasetFactory()
+    category = CategoryFactory(name="Region")
+    tup = StereotypeTuple.objects.create(
+        dataset=dataset,
+        category=category,
+        identity_term="Marwari",
+        attribute="thrifty",
+        votes=[1, 1, 0],
+        imported_votes=[1, 1, 0],
+    )
+    campaign = services.campaign_create(
+        dataset=dataset,
+        kind="tuple_vote",
+        annotators=[annotator, second_annotator, third_annotator],
+    )
+    _work(campaign, lambda user, item: {"stereotypical": "no"})
+    tup.refresh_from_db()
+    assert tup.imported_votes == [1, 1, 0]
+    assert tup.votes == [0, 0, 0] and tup.votes_source == "campaign"
+    item = CampaignItem.objects.get(stereotype_tuple=tup)
+    assert item.outcome["imported_votes"] == [1, 1, 0]
+    release = release_create(dataset=dataset, content="as_published")
+    assert [t["votes"] for t in _rows(release, "tuples")] == [[0, 0, 0]]
+
+    client = Client()
+    client.force_login(researcher)
+    dataset_page = client.get(f"/datasets/{dataset.pk}/").content.decode()
+    row = dataset_page.split(f'id="tuple-{tup.pk}"', 1)[1].split("</tr>", 1)[0]
+    assert "1 1 0" in row and "0 0 0" in row and "campaign" in row
+    assert "The votes of the latest tuple-vote campaign decide" in dataset_page
+    dashboard = client.get(f"/annotate/manage/campaigns/{campaign.pk}/").content.decode()
+    votes = dashboard.split('id="tuple-votes"', 1)[1].split("</table>", 1)[0]
+    assert "Marwari" in votes and "1 1 0" in votes and "0 0 0" in votes
+    assert "The votes of the latest tuple-vote campaign decide" in dashboard
