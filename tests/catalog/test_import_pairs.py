@@ -137,7 +137,10 @@ def test_indicasa_category_flag_fallback() -> None:
 def test_reimport_keeps_a_campaigns_votes_and_updates_the_imported_ones() -> None:
     """Issue 18 4.5: the imported votes are kept beside the votes that decide; once a campaign
     decided a tuple, a re-import updates its imported votes only."""
-    data = b'identity_term,attribute,category,polarity,votes\nBengali,intellectual,region,positive,"1,1,1"\n'
+    data = (
+        b"identity_term,attribute,category,polarity,votes\n"
+        b'Bengali,intellectual,region,positive,"1,1,1"\n'
+    )
     benchmark_import(dataset_name="ib", fmt="indibias", files=[ImportFile("t.csv", data)])
     tup = StereotypeTuple.objects.get()
     assert (tup.votes, tup.imported_votes, tup.votes_source) == ([1, 1, 1], [1, 1, 1], "imported")
