@@ -242,3 +242,74 @@ def test_agreement_and_adjudication_pages(live_server, open_as, people, dataset)
             assert context.locator("del").all_text_contents() == ["bus stop."]
             assert context.locator("ins").all_text_contents() == ["railway station."]
             shot(view, f"version_history_{name}_{width}", full_page=True)
+
+
+def test_tuple_votes_people_and_table3_pages_fit(live_server, open_as, people, admin_user_3):
+    """4.5 and 3.1 pages at 1366 and 390 px: both votes and the rule on the dataset page and
+    the campaign dashboard; the People page shows a superuser annotator read-only."""
+    from apps.catalog.models import StereotypeTuple
+    from tests.factories import DatasetFactory
+
+    dataset = DatasetFactory(name="tuples-demo")
+    category = CategoryFactory(name="Region")
+    tup = StereotypeTuple.objects.create(
+        dataset=dataset,
+        category=category,
+        identity_term="मारवाड़ी",
+        attribute="कंजूस",
+        language="hi",
+        votes=[1, 1, 0],
+        imported_votes=[1, 1, 0],
+    )
+    chand = user_create_with_role(username="chand", role=ANNOTATOR, password=PASSWORD)
+    services.annotator_update(user=chand, languages=["hi"])
+    services.annotator_update(user=people["anu"], languages=["en", "hi"])
+    services.annotator_update(user=people["bela"], languages=["en", "hi"])
+    campaign = services.campaign_create(
+        dataset=dataset,
+        kind="tuple_vote",
+        annotators=[people["anu"], people["bela"], chand],
+        created_by=people["rekha"],
+    )
+    from apps.annotation import selectors
+
+    for user in (people["anu"], people["bela"], chand):
+        a = selectors.assignment_next(campaign_id=campaign.pk, annotator=user)
+        services.judgement_submit(
+            assignment_id=a.pk,
+            annotator=user,
+            answers={"stereotypical": "no"},
+            idempotency_key=services.new_idempotency_key(),
+        )
+    tup.refresh_from_db()
+    assert tup.votes == [0, 0, 0] and tup.imported_votes == [1, 1, 0]
+    base = live_server.url
+    for width, height in ((1366, 800), (390, 844)):
+        page = open_as("rekha", width=width, height=height, touch=width < 500)
+        page.goto(f"{base}/datasets/{dataset.pk}/")
+        row = " ".join(page.inner_text(f"#tuple-{tup.pk}").split())
+        assert "0 0 0" in row and "tuple-vote campaign" in row and "1 1 0" in row
+        shot(page, f"tuple_votes_dataset_{width}", full_page=True)
+        page.goto(f"{base}/annotate/manage/campaigns/{campaign.pk}/")
+        votes = " ".join(page.inner_text("#tuple-votes").split())
+        assert "1 1 0" in votes and "0 0 0" in votes
+        shot(page, f"tuple_votes_dashboard_{width}", full_page=True)
+        assert_fits(page)
+        page.goto(f"{base}/annotate/manage/people/")
+        row = page.locator("#people tr", has_text="ada")
+        assert row.locator("button").count() == 0
+        assert "managed by an administrator" in row.inner_text()
+        shot(page, f"people_{width}", full_page=True)
+        assert_fits(page)
+
+
+@pytest.fixture
+def admin_user_3(transactional_db):
+    """A superuser who also holds the annotator role."""
+    from django.contrib.auth.models import Group
+
+    from apps.accounts.roles import ADMIN
+
+    user = user_create_with_role(username="ada", role=ADMIN, password=PASSWORD)
+    user.groups.add(Group.objects.get(name=ANNOTATOR))
+    return user
