@@ -20,7 +20,7 @@ from apps.catalog.services import dataset_instantiate
 from tests.factories import TemplateVersionFactory, TranslatedStringFactory
 
 from .conftest import PASSWORD
-from .support import navigates, shot
+from .support import assert_fits, navigates, shot
 
 pytestmark = [
     pytest.mark.browser,
@@ -220,6 +220,10 @@ def test_table3_page_and_csv_download(live_server, open_as, two_annotators, data
     assert [r[8] for r in rows] == ["2 / 2", "2 / 2", "4 / 4"]
     assert "Annotator 1: " in page.text_content("#annotators-hi")
     shot(page, "annotation_table3", full_page=True)
+    narrow = open_as("rekha", width=390, height=844, touch=True)
+    narrow.goto(page.url)
+    shot(narrow, "annotation_table3_390", full_page=True)
+    assert_fits(narrow)
 
     with page.expect_download() as download:
         page.click("#csv-link")
