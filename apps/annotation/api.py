@@ -468,10 +468,23 @@ class Table3Api(APIView):
             [
                 {
                     "language": b.language,
-                    "rows": [{"row": r.name, "n_items": r.n_items, **r.means} for r in b.rows],
+                    "rows": [
+                        {
+                            "row": r.name,
+                            "n_items": r.n_items,
+                            **r.means,
+                            "adequacy_kappa": r.adequacy_kappa.as_dict(),
+                            "fluency_kappa": r.fluency_kappa.as_dict(),
+                            "scored_by": r.scored,
+                        }
+                        for r in b.rows
+                    ],
+                    # The combined row's (the language-wide figures).
                     "adequacy_kappa": b.adequacy_kappa.as_dict(),
                     "fluency_kappa": b.fluency_kappa.as_dict(),
                     "campaigns": b.campaigns,
+                    "annotators": b.annotators,
+                    "annotator_rule": reports.ANNOTATOR_RULE,
                 }
                 for b in blocks
             ]

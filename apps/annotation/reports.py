@@ -18,28 +18,67 @@ COLUMNS = ("F1", "F2", "A1", "A2")
 
 @dataclass
 class Table3Row:
+    """One row of Table 3. The means and both kappas are over the `n_items` items that both
+    annotators scored (the paper's two annotators assess the same sample); `scored` says how
+    many items of the row each annotator scored in all, so an item only one of them scored is
+    visible rather than silently mixed into one column's mean."""
+
     name: str  # "hi_ctx", "hi_qn", "hi_combined"
     n_items: int
     means: dict[str, float | None]
+    adequacy_kappa: agreement.Agreement
+    fluency_kappa: agreement.Agreement
+    scored: dict[str, int] = field(default_factory=dict)  # {"1": n, "2": n}
 
 
 @dataclass
 class Table3Language:
     language: str
     rows: list[Table3Row]
-    adequacy_kappa: agreement.Agreement
-    fluency_kappa: agreement.Agreement
     campaigns: list[int] = field(default_factory=list)
+    # Who "annotator 1" and "annotator 2" are: the annotators holding slot 1 / slot 2 of the
+    # language's items, with how many items each held (with a balanced assignment the same
+    # slot can be different people on different items).
+    annotators: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    @property
+    def combined(self) -> Table3Row:
+        return self.rows[-1]
+
+    # The language-wide figures are the combined row's (kept for the API's older keys).
+    @property
+    def adequacy_kappa(self) -> agreement.Agreement:
+        return self.combined.adequacy_kappa
+
+    @property
+    def fluency_kappa(self) -> agreement.Agreement:
+        return self.combined.fluency_kappa
+
+
+ANNOTATOR_RULE = (
+    "Annotator 1 and annotator 2 are the first and second annotator assigned to each item "
+    "(its slots 1 and 2, in the order the campaign assigned them)."
+)
 
 
 def _mean(values: list[int]) -> float | None:
     return round(statistics.fmean(values), 2) if values else None
 
 
+def _kappa(units: list[dict[str, Any]], score: str) -> agreement.Agreement:
+    return agreement.cohen_kappa(
+        [u["slots"][0][score] for u in units],
+        [u["slots"][1][score] for u in units],
+        labels=rules.SCORES,
+        weights="quadratic",
+    )
+
+
 def table3(*, dataset_id: int) -> list[Table3Language]:
-    """One block per language: rows <lang>_ctx, <lang>_qn, <lang>_combined with each
-    annotator's mean fluency (F1, F2) and adequacy (A1, A2), plus the quadratic-weighted kappa
-    over the combined items. "Annotator 1/2" are the item's slots 0 and 1."""
+    """One block per language: rows <lang>_ctx, <lang>_qn, <lang>_combined, each with the two
+    annotators' mean fluency (F1, F2) and adequacy (A1, A2) and its own quadratic-weighted
+    kappas, all over the row's items that both annotators scored. "Annotator 1/2" are the
+    item's slots 0 and 1 (ANNOTATOR_RULE); the block names who held them."""
     campaigns = Campaign.objects.filter(
         dataset_id=dataset_id, kind=CampaignKind.TRANSLATION_SCORING
     ).order_by("language", "id")
@@ -51,61 +90,90 @@ def table3(*, dataset_id: int) -> list[Table3Language]:
         rows = (
             Assignment.objects.filter(campaign__in=group, done_at__isnull=False, slot__lt=2)
             .exclude(item__status=ItemStatus.SUPERSEDED)
-            .values_list("item_id", "item__segment", "slot", "current__answers")
+            .values_list(
+                "item_id", "item__segment", "slot", "current__answers", "annotator__username"
+            )
+            .order_by("item__position", "slot")
         )
         units: dict[int, dict[str, Any]] = {}
-        for item_id, segment, slot, answers in rows:
+        annotators: dict[str, dict[str, int]] = {"1": {}, "2": {}}
+        for item_id, segment, slot, answers, username in rows:
             units.setdefault(item_id, {"segment": segment, "slots": {}})["slots"][slot] = answers
+            held = annotators[str(slot + 1)]
+            held[username] = held.get(username, 0) + 1
         table_rows = []
         for suffix, segments in (("ctx", {"ctx"}), ("qn", {"qn"}), ("combined", {"ctx", "qn"})):
             chosen = [u for u in units.values() if u["segment"] in segments]
+            both = [u for u in chosen if 0 in u["slots"] and 1 in u["slots"]]
             means = {}
             for column, score in (("F", "fluency"), ("A", "adequacy")):
                 for slot in (0, 1):
-                    means[f"{column}{slot + 1}"] = _mean(
-                        [u["slots"][slot][score] for u in chosen if slot in u["slots"]]
-                    )
-            table_rows.append(Table3Row(f"{language}_{suffix}", len(chosen), means))
-        both = [u for u in units.values() if 0 in u["slots"] and 1 in u["slots"]]
-
-        def kappa(score: str, both=both) -> agreement.Agreement:
-            return agreement.cohen_kappa(
-                [u["slots"][0][score] for u in both],
-                [u["slots"][1][score] for u in both],
-                labels=rules.SCORES,
-                weights="quadratic",
+                    means[f"{column}{slot + 1}"] = _mean([u["slots"][slot][score] for u in both])
+            table_rows.append(
+                Table3Row(
+                    name=f"{language}_{suffix}",
+                    n_items=len(both),
+                    means=means,
+                    adequacy_kappa=_kappa(both, "adequacy"),
+                    fluency_kappa=_kappa(both, "fluency"),
+                    scored={
+                        str(slot + 1): sum(1 for u in chosen if slot in u["slots"])
+                        for slot in (0, 1)
+                    },
+                )
             )
-
         out.append(
             Table3Language(
                 language=language,
                 rows=table_rows,
-                adequacy_kappa=kappa("adequacy"),
-                fluency_kappa=kappa("fluency"),
                 campaigns=[c.pk for c in group],
+                annotators={
+                    slot: dict(sorted(held.items(), key=lambda kv: (-kv[1], kv[0])))
+                    for slot, held in annotators.items()
+                },
             )
         )
     return out
 
 
 class Table3CsvWriter:
-    """The paper's layout, one line per row; kappa columns repeat the language's values."""
+    """The paper's layout, one line per row, each row with its own kappas and counts:
+    n_items is the items both annotators scored (what the means and kappas are over),
+    scored_by_1 / scored_by_2 how many of the row's items each annotator scored in all."""
 
-    header = ("row", "n_items", *COLUMNS, "adequacy_kappa_w", "fluency_kappa_w")
+    header = (
+        "row",
+        "n_items",
+        *COLUMNS,
+        "adequacy_kappa_w",
+        "fluency_kappa_w",
+        "scored_by_1",
+        "scored_by_2",
+        "annotator_1",
+        "annotator_2",
+    )
 
     def write(self, blocks: list[Table3Language]) -> str:
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
         writer.writerow(self.header)
         for block in blocks:
+            names = {
+                slot: " ".join(f"{name}({n})" for name, n in held.items())
+                for slot, held in block.annotators.items()
+            }
             for row in block.rows:
                 writer.writerow(
                     [
                         row.name,
                         row.n_items,
                         *("" if row.means[c] is None else f"{row.means[c]:.2f}" for c in COLUMNS),
-                        _kappa_cell(block.adequacy_kappa),
-                        _kappa_cell(block.fluency_kappa),
+                        _kappa_cell(row.adequacy_kappa),
+                        _kappa_cell(row.fluency_kappa),
+                        row.scored.get("1", 0),
+                        row.scored.get("2", 0),
+                        names.get("1", ""),
+                        names.get("2", ""),
                     ]
                 )
         return buffer.getvalue()

@@ -155,6 +155,21 @@ def outcome_for(*, kind: str, answers: Sequence[dict[str, Any]], open_findings: 
     raise InvalidJudgement(f"unknown campaign kind {kind!r}")
 
 
+# How pages name a judged field (agreement tables, adjudication).
+FIELD_LABELS = {
+    **{code: f"({code}) {text}" for code, text in CRITERIA.items()},
+    "adequacy": "Adequacy",
+    "fluency": "Fluency",
+    "stereotypical": "Stereotypical (vote)",
+    "decision": "Keep / fix / drop",
+    "overall": "Overall (all criteria)",
+}
+
+
+def field_label(field: str) -> str:
+    return FIELD_LABELS.get(field, field)
+
+
 def labels_for(*, kind: str) -> dict[str, tuple[Sequence[Any], bool]]:
     """The judged fields of a kind with their full label set and whether they are ordinal."""
     if kind == CampaignKind.TEMPLATE_VALIDATION:

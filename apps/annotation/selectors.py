@@ -19,6 +19,7 @@ from .models import (
     Campaign,
     CampaignItem,
     CampaignKind,
+    Decision,
     ItemStatus,
     Judgement,
     SentenceRevision,
@@ -75,6 +76,28 @@ def assignment_at(*, campaign_id: int, annotator, position: int) -> Assignment |
         .select_related(*PAGE_RELATED)
         .first()
     )
+
+
+def assignment_undoable(*, campaign_id: int, annotator) -> Assignment | None:
+    """The assignment whose submission `u` takes back, wherever the annotator is: the one
+    holding the annotator's latest judgement in the campaign, when that judgement is a
+    submission or edit that is still current and its item can still change. One level: after
+    an undo there is nothing to undo until the next submission."""
+    latest = (
+        Judgement.objects.filter(annotator=annotator, assignment__campaign_id=campaign_id)
+        .select_related("assignment__item")
+        .order_by("-created_at", "-id")
+        .first()
+    )
+    if latest is None or latest.action == Judgement.Action.UNDO:
+        return None
+    assignment = latest.assignment
+    if assignment.current_id != latest.pk or assignment.item.status not in (
+        ItemStatus.PENDING,
+        ItemStatus.ADJUDICATION,
+    ):
+        return None
+    return assignment
 
 
 def assignment_position_summary(*, assignment: Assignment) -> dict[str, int | None]:
@@ -287,6 +310,17 @@ def campaign_agreement(*, campaign: Campaign) -> dict[str, Any]:
             for field, (labels, ordinal) in fields.items()
         }
     result["items_compared"] = len([u for u in units if len(u["by_slot"]) >= 2])
+    # What the pages show for each judged field: its question or name, not its code.
+    for cells in (
+        [result["fields"]],
+        list(result["pairs"].values()),
+        list(result["by_category"].values()),
+    ):
+        for fields_of in cells:
+            for field, cell in fields_of.items():
+                cell["field_label"] = rules.field_label(field)
+    if "overall" in result:
+        result["overall"]["field_label"] = rules.field_label("overall")
     return result
 
 
@@ -335,3 +369,43 @@ def sentence_history(*, context_sentence_id: int) -> list[SentenceRevision]:
         .select_related("decided_by", "item__campaign")
         .order_by("created_at", "id")
     )
+
+
+def template_decisions(*, template_id: int) -> dict[int, list[Decision]]:
+    """Adjudication decisions on a template's versions, by version id, oldest first."""
+    by_version: dict[int, list[Decision]] = defaultdict(list)
+    for decision in (
+        Decision.objects.filter(item__template_version__template_id=template_id)
+        .select_related("decided_by", "item")
+        .order_by("created_at", "id")
+    ):
+        by_version[decision.item.template_version_id].append(decision)
+    return dict(by_version)
+
+
+def campaign_tuple_votes(*, campaign: Campaign) -> list[dict[str, Any]]:
+    """A tuple-vote campaign's tuples: the votes each was imported with, the votes it had
+    before this campaign decided it, this campaign's votes, and which votes decide now."""
+    if campaign.kind != CampaignKind.TUPLE_VOTE:
+        return []
+    rows = []
+    for item in (
+        CampaignItem.objects.filter(campaign=campaign, stereotype_tuple__isnull=False)
+        .select_related("stereotype_tuple")
+        .order_by("position")
+    ):
+        tup = item.stereotype_tuple
+        outcome = item.outcome or {}
+        decided = item.status == ItemStatus.COMPLETE
+        rows.append(
+            {
+                "item": item,
+                "tuple": tup,
+                "imported_votes": tup.imported_votes,
+                "votes_before": outcome.get("votes_before"),
+                "campaign_votes": outcome.get("votes") if decided else None,
+                "deciding": tup.votes,
+                "decides": tup.get_votes_source_display(),
+            }
+        )
+    return rows

@@ -12,8 +12,9 @@ from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from apps.accounts.roles import ANNOTATOR, is_annotator
+from apps.accounts.roles import ANNOTATOR, is_annotator, is_researcher
 from apps.accounts.services import roles_ensure, user_invite_send
+from apps.catalog.jobs import INSTANTIATE
 from apps.catalog.models import (
     ContextSentence,
     Dataset,
@@ -25,8 +26,13 @@ from apps.catalog.models import (
 )
 from apps.catalog.review import SENTENCE_STATES
 from apps.catalog.selectors import template_current_versions
-from apps.catalog.services import context_sentence_review_record, template_edit
+from apps.catalog.services import (
+    context_sentence_review_record,
+    dataset_instantiate_async,
+    template_edit,
+)
 from apps.core.errors import ConflictError, KasautiError
+from apps.core.models import Job
 from apps.core.text import nfc, nfc_deep
 from apps.translation.models import TranslatedString
 from apps.translation.pipeline import text_hash
@@ -92,8 +98,23 @@ def annotator_create(
     return user
 
 
+def annotator_manageable(user) -> bool:
+    """People management changes only annotators who hold no higher role: a researcher, an
+    admin or a superuser who also annotates is managed by an administrator (Django admin)."""
+    return is_annotator(user) and not is_researcher(user) and not user.is_superuser
+
+
+def _check_manageable(user) -> None:
+    if not annotator_manageable(user):
+        raise PermissionRefused(
+            f"{user.username} holds a higher role than annotator: only an administrator can "
+            "change this account"
+        )
+
+
 def annotator_invite(*, user, base_url: str) -> str:
     """(Re-)send the invitation e-mail; its link lets the annotator choose a password."""
+    _check_manageable(user)
     if not is_annotator(user):
         raise KasautiError(f"user: {user.username} is not an annotator")
     if not user.email:
@@ -115,6 +136,9 @@ def languages_clean(languages: Iterable[str]) -> list[str]:
 
 
 def annotator_update(*, user, languages: Sequence[str] | None = None, active: bool | None = None):
+    """Change an annotator's languages or activate/deactivate the account. Refused (403) for
+    users who hold a higher role (annotator_manageable)."""
+    _check_manageable(user)
     with transaction.atomic():
         if languages is not None:
             AnnotatorProfile.objects.update_or_create(
@@ -497,19 +521,45 @@ def _item_evaluate(*, item: CampaignItem, campaign: Campaign) -> None:
     item.outcome = outcome.summary
     item.save(update_fields=["status", "outcome"])
     if campaign.kind == CampaignKind.TEMPLATE_VALIDATION and outcome.status == ItemStatus.APPROVED:
-        TemplateVersion.objects.filter(pk=item.template_version_id).update(
-            status=ReviewStatus.APPROVED
-        )
+        _version_approve(version_id=item.template_version_id, requested_by=None)
     if campaign.kind == CampaignKind.SENTENCE_REVIEW and outcome.status == ItemStatus.COMPLETE:
         # The annotators agree: keep, fix (the text is rewritten first) or drop.
         if outcome.summary["decision"] == "fix":
             _sentence_fix(item=item, text=outcome.summary["texts"][0], decided_by=None)
         _sentence_review_record(item=item, campaign=campaign, decision=outcome.summary["decision"])
     if campaign.kind == CampaignKind.TUPLE_VOTE:
-        # IndiBias's "Score": the votes themselves, one per annotator.
-        StereotypeTuple.objects.filter(pk=item.stereotype_tuple_id).update(
-            votes=outcome.summary["votes"]
-        )
+        # IndiBias's "Score": the votes themselves, one per annotator. The campaign's votes
+        # decide from now on; the imported ones stay in `imported_votes`, and the item keeps
+        # the votes the tuple had before (imported or an earlier campaign's).
+        tup = StereotypeTuple.objects.select_for_update().get(pk=item.stereotype_tuple_id)
+        item.outcome = {
+            **item.outcome,
+            "votes_before": tup.votes,
+            "imported_votes": tup.imported_votes,
+        }
+        item.save(update_fields=["outcome"])
+        tup.votes = outcome.summary["votes"]
+        tup.votes_source = StereotypeTuple.VotesSource.CAMPAIGN
+        tup.save(update_fields=["votes", "votes_source"])
+
+
+def _version_approve(*, version_id: int, requested_by) -> None:
+    """Mark a template version approved. A version with no live instances (the new version an
+    adjudicator's edit made) is instantiated by a background job of the catalog's instantiate
+    kind, queued after commit, so that the next release takes it (issue 18, 2.1). An
+    instantiation job of the dataset still waiting in the queue will pick it up anyway."""
+    TemplateVersion.objects.filter(pk=version_id).update(status=ReviewStatus.APPROVED)
+    version = TemplateVersion.objects.select_related("template__dataset").get(pk=version_id)
+    if Instance.objects.filter(
+        template_version_id=version_id, retired_at__isnull=True, source_instance=None
+    ).exists():
+        return
+    dataset = version.template.dataset
+    if Job.objects.filter(
+        kind=INSTANTIATE, status=Job.Status.QUEUED, params__dataset_id=dataset.pk
+    ).exists():
+        return
+    dataset_instantiate_async(dataset=dataset, requested_by=requested_by)
 
 
 # --- adjudication ---------------------------------------------------------------------------
@@ -580,16 +630,22 @@ def item_decide(
             )
             if new_version.pk == old.pk:
                 raise KasautiError("changes: the edit changes nothing")
-            TemplateVersion.objects.filter(pk=new_version.pk).update(status=ReviewStatus.IN_REVIEW)
+            # The adjudicator's note goes into the new version's notes (the version history
+            # on the template page shows it), after the notes it inherited.
+            notes = new_version.notes
+            if note.strip():
+                line = f"Adjudication ({decided_by.username}): {nfc(note.strip())}"
+                notes = f"{notes}\n{line}" if notes else line
+            TemplateVersion.objects.filter(pk=new_version.pk).update(
+                status=ReviewStatus.IN_REVIEW, notes=notes
+            )
             TemplateVersion.objects.filter(pk=old.pk).update(status=ReviewStatus.REJECTED)
             item.status = ItemStatus.SUPERSEDED
             _item_requeue(item=item, version=new_version)
         elif verdict == Decision.Verdict.APPROVE:
             item.status = ItemStatus.APPROVED
             if item.template_version_id:
-                TemplateVersion.objects.filter(pk=item.template_version_id).update(
-                    status=ReviewStatus.APPROVED
-                )
+                _version_approve(version_id=item.template_version_id, requested_by=decided_by)
         else:
             item.status = ItemStatus.REJECTED
             if item.template_version_id:

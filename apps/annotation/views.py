@@ -16,6 +16,8 @@ from apps.accounts.decorators import (
 )
 from apps.accounts.roles import is_researcher
 from apps.catalog.models import LANGUAGE_NAMES, Dataset, Finding
+from apps.catalog.review import TUPLE_VOTES_RULE
+from apps.catalog.versions import template_version_history
 from apps.core.errors import KasautiError
 
 from . import corrections, reports, rules, selectors, services
@@ -44,7 +46,17 @@ def campaign_work(request: HttpRequest, pk: int) -> HttpResponse:
     assignment = selectors.assignment_next_for_page(campaign_id=pk, annotator=request.user)
     if assignment is None:
         campaign = get_object_or_404(Campaign, pk=pk, annotators=request.user)
-        return render(request, "annotation/done.html", {"campaign": campaign})
+        return render(
+            request,
+            "annotation/done.html",
+            {
+                "campaign": campaign,
+                "undo_target": selectors.assignment_undoable(
+                    campaign_id=campaign.pk, annotator=request.user
+                ),
+                "undo_key": services.new_idempotency_key(),
+            },
+        )
     # Rendered here rather than redirected: the next item costs one round trip (P8).
     services.assignment_open(assignment=assignment)
     return render(request, "annotation/work.html", _work_context(request, assignment))
@@ -66,7 +78,10 @@ def _work_context(request: HttpRequest, assignment: Assignment, error: str = "")
         "next_position": summary["next"],
         "key": services.new_idempotency_key(),
         "undo_key": services.new_idempotency_key(),
-        "can_undo": request.session.get("annotation_last") == assignment.pk and bool(answers),
+        # The annotator's last submission in the campaign, undoable from any item (4.4).
+        "undo_target": selectors.assignment_undoable(
+            campaign_id=campaign.pk, annotator=assignment.annotator
+        ),
         "criteria": rules.CRITERIA,
         "adequacy_scale": sorted(rules.ADEQUACY_SCALE.items(), reverse=True),
         "fluency_scale": sorted(rules.FLUENCY_SCALE.items(), reverse=True),
@@ -99,7 +114,6 @@ def assignment_work(request: HttpRequest, pk: int) -> HttpResponse:
         except KasautiError as exc:
             context = _work_context(request, assignment, error=str(exc))
             return render(request, "annotation/work.html", context, status=exc.status_code)
-        request.session["annotation_last"] = assignment.pk
         messages.success(request, f"Saved item {assignment.position + 1}.")
         return redirect("annotation:campaign-work", pk=assignment.campaign_id)
     services.assignment_open(assignment=assignment)
@@ -108,9 +122,12 @@ def assignment_work(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_GET
 @annotator_required
-def assignment_at(request: HttpRequest, pk: int, position: int) -> HttpResponse:
-    """The annotator's own item at a position of the campaign (the j/k links)."""
-    assignment = selectors.assignment_at(campaign_id=pk, annotator=request.user, position=position)
+def assignment_at(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+    """The annotator's own item number `number` of the campaign (the j/k links): the number
+    the page shows as "Item <number>" (1-based; the stored position is number - 1)."""
+    assignment = selectors.assignment_at(
+        campaign_id=pk, annotator=request.user, position=number - 1
+    )
     if assignment is None:
         raise Http404("no item of yours at this position")
     services.assignment_open(assignment=assignment)
@@ -129,7 +146,6 @@ def assignment_undo(request: HttpRequest, pk: int) -> HttpResponse:
     except KasautiError as exc:
         messages.error(request, str(exc))
     else:
-        request.session.pop("annotation_last", None)
         messages.info(request, "Your last submission was undone; it stays in the history.")
     return redirect("annotation:assignment", pk=pk)
 
@@ -189,6 +205,8 @@ def campaign_dashboard(request: HttpRequest, pk: int) -> HttpResponse:
         "progress": selectors.campaign_progress(campaign=campaign),
         "agreement": selectors.campaign_agreement(campaign=campaign),
         "queue": selectors.adjudication_queue(campaign=campaign),
+        "tuple_votes": selectors.campaign_tuple_votes(campaign=campaign),
+        "tuple_votes_rule": TUPLE_VOTES_RULE,
     }
     if campaign.kind == CampaignKind.CALIBRATION:
         calibration = reports.calibration(campaign=campaign)
@@ -265,11 +283,24 @@ def item_adjudicate(request: HttpRequest, pk: int) -> HttpResponse:
             else []
         ),
         "criteria": rules.CRITERIA,
+        "history": _version_history(item),
         "verdicts": Decision.Verdict.choices,
         "error": error,
         "open_status": Finding.Status.OPEN,
     }
     return render(request, "annotation/adjudicate.html", context, status=400 if error else 200)
+
+
+def _version_history(item: CampaignItem) -> list[dict]:
+    """The template's versions, newest first, each with its changes from the previous one and
+    the adjudication decisions taken on it (with their notes)."""
+    if not item.template_version_id:
+        return []
+    history = template_version_history(template=item.template_version.template)
+    decisions = selectors.template_decisions(template_id=item.template_version.template_id)
+    for row in history:
+        row["decisions"] = decisions.get(row["version"].pk, [])
+    return history
 
 
 def _side_by_side(item: CampaignItem) -> list[dict]:
@@ -294,7 +325,7 @@ def _site_url(request: HttpRequest) -> str:
 @require_http_methods(["GET", "POST"])
 @researcher_required
 def people(request: HttpRequest) -> HttpResponse:
-    error = ""
+    error, error_status = "", 400
     if request.method == "POST":
         action = request.POST.get("action")
         try:
@@ -328,6 +359,7 @@ def people(request: HttpRequest) -> HttpResponse:
                 messages.success(request, f"{user.username} updated.")
         except (KasautiError, ValueError) as exc:
             error = str(exc)
+            error_status = getattr(exc, "status_code", 400)
         else:
             return redirect("annotation:people")
     users = User.objects.filter(groups__name="annotator").order_by("username")
@@ -335,10 +367,13 @@ def people(request: HttpRequest) -> HttpResponse:
         request,
         "annotation/people.html",
         {
-            "people": [(u, services.annotator_languages(u)) for u in users],
+            "people": [
+                (u, services.annotator_languages(u), services.annotator_manageable(u))
+                for u in users
+            ],
             "error": error,
         },
-        status=400 if error else 200,
+        status=error_status if error else 200,
     )
 
 
@@ -356,7 +391,12 @@ def table3(request: HttpRequest, pk: int) -> HttpResponse:
     return render(
         request,
         "annotation/table3.html",
-        {"dataset": dataset, "blocks": blocks, "columns": reports.COLUMNS},
+        {
+            "dataset": dataset,
+            "blocks": blocks,
+            "columns": reports.COLUMNS,
+            "annotator_rule": reports.ANNOTATOR_RULE,
+        },
     )
 
 

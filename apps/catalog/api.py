@@ -511,6 +511,8 @@ class TupleOutput(serializers.ModelSerializer):
             "attribute",
             "polarity",
             "votes",
+            "votes_source",
+            "imported_votes",
             "origin",
         ]
 

@@ -253,6 +253,7 @@ def _tuples_load(report: DemoLoadReport, data: dict[str, Any], dataset: Dataset)
                 "category": _category(entry["category"]),
                 "polarity": entry.get("polarity", "negative"),
                 "votes": entry.get("votes", []),
+                "imported_votes": entry.get("votes", []),
                 "origin": "fixtures/demo/stereotype_tuples.json",
             },
         )

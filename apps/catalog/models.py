@@ -528,6 +528,21 @@ class StereotypeTuple(models.Model):
     # The paper's Score is sum(votes); whether the votes make the tuple stereotypical is
     # apps.catalog.review.tuple_verdict (a strict majority: >= 2 of 3). Empty: not voted.
     votes = models.JSONField(default=list, help_text="One vote per annotator, e.g. [1, 1, 0].")
+    # Both kinds of votes are kept (issue 18, 4.5). `votes` above are the ones that decide
+    # (releases and tuple_verdict read them): the imported ones until a tuple-vote campaign
+    # decides the tuple, then that campaign's (the latest campaign's). `imported_votes` are the
+    # votes of the imported file, never overwritten by a campaign; a re-import updates them,
+    # and `votes` too only while no campaign has decided. None: not known (the tuple was
+    # voted by a campaign before Kasauti kept both).
+    imported_votes = models.JSONField(null=True, blank=True, default=list)
+
+    class VotesSource(models.TextChoices):
+        IMPORTED = "imported", "imported file"
+        CAMPAIGN = "campaign", "tuple-vote campaign"
+
+    votes_source = models.CharField(
+        max_length=8, choices=VotesSource, default=VotesSource.IMPORTED, db_default="imported"
+    )
     origin = models.CharField(max_length=300, blank=True)
 
     class Meta:

@@ -34,6 +34,7 @@ from .selectors import (
     template_current_versions,
 )
 from .services import InstantiationPlan, instantiation_plan
+from .versions import template_version_history
 
 INSTANCES_PER_PAGE = 25
 
@@ -252,6 +253,8 @@ class TemplatePage:
     concept_usable: bool
     # Findings of every version of the template (an import's defects), in file order.
     findings: list[Finding] = field(default_factory=list)
+    # Versions newest first with their word-level changes (catalog.versions).
+    history: list[dict] = field(default_factory=list)
 
 
 def template_page(*, template: Template) -> TemplatePage:
@@ -285,6 +288,7 @@ def template_page(*, template: Template) -> TemplatePage:
             .select_related("template_version")
             .order_by("-template_version__number", "file", "line", "id")
         ),
+        history=template_version_history(template=template),
     )
 
 

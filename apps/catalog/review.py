@@ -65,3 +65,12 @@ SENTENCE_STATES = {
         review_tier=Tier.SOCIAL_SCIENCE, review_decision=Decision.DROP
     ),
 }
+
+
+# Which votes decide a tuple (one definition, shown on the dataset and campaign pages).
+TUPLE_VOTES_RULE = (
+    "The votes of the latest tuple-vote campaign decide whether a tuple is stereotypical "
+    "(and what releases take); until a campaign has voted on it, the votes it was imported "
+    "with decide. Both are kept: a campaign never overwrites the imported votes, and a "
+    "re-import never overwrites a campaign's."
+)

@@ -360,6 +360,20 @@ def instantiation_pending(*, dataset: Dataset) -> list[str]:
     none live yet (what instantiating the dataset would still do). The same answer as
     instantiation_plan's `instantiated` flags, at the cost of one indexed EXISTS per template
     instead of a scan of every instance (a release asks this before it freezes anything)."""
+    return [version.template.external_id for version in instantiation_stale(dataset=dataset)]
+
+
+def version_label(version: TemplateVersion) -> str:
+    """How pages and errors name a template version: "T-rail v2 (approved)"."""
+    return (
+        f"{version.template.external_id} v{version.number} ({version.get_status_display().lower()})"
+    )
+
+
+def instantiation_stale(*, dataset: Dataset) -> list[TemplateVersion]:
+    """The current versions (template joined) behind instantiation_pending: not rejected, would
+    produce instances, have none live yet. Their status says whether a reviewed release would
+    include them (approved) or not (draft, in review)."""
     live = Instance.objects.filter(
         template_version=OuterRef("pk"), retired_at__isnull=True, source_instance=None
     )
@@ -371,10 +385,20 @@ def instantiation_pending(*, dataset: Dataset) -> list[str]:
         .order_by("template__position", "template_id")
     )
     return [
-        version.template.external_id
+        version
         for version in versions
         if generators.count(template_spec(version), permutations=dataset.name_permutations)
     ]
+
+
+def instantiation_stale_for_release(
+    *, dataset: Dataset, approved_only: bool
+) -> list[TemplateVersion]:
+    """instantiation_stale, limited to approved versions when the release takes only those."""
+    stale = instantiation_stale(dataset=dataset)
+    if approved_only:
+        stale = [v for v in stale if v.status == ReviewStatus.APPROVED]
+    return stale
 
 
 def instantiation_plan(*, dataset: Dataset) -> InstantiationPlan:

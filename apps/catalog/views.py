@@ -16,6 +16,7 @@ from .forms import BenchmarkImportForm, InstanceFilterForm
 from .import_jobs import benchmark_files_import
 from .importers import ImportFile, ImportReport
 from .models import LANGUAGE_NAMES, Dataset, Finding, Template
+from .review import TUPLE_VOTES_RULE
 from .services import dataset_instantiate_async
 
 
@@ -43,6 +44,7 @@ def dataset_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "page": page_selectors.dataset_page(dataset=dataset),
             "can_instantiate": is_researcher(request.user),
             "language_names": LANGUAGE_NAMES,
+            "tuple_votes_rule": TUPLE_VOTES_RULE,
         },
     )
 

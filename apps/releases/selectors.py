@@ -338,3 +338,32 @@ def release_preview_for_page(*, dataset: Dataset) -> dict[str, Any]:
         key = "total" if kind == FileKind.INSTANCES else kind  # counts' name for instances
         rows.append({"kind": label, "reviewed": reviewed[key], "as_published": everything[key]})
     return {"rows": rows, "excluded": exclusion_lines(reviewed)}
+
+
+def release_stale_for_page(*, dataset: Dataset) -> dict[str, Any] | None:
+    """What the release form warns about before the researcher submits: the templates whose
+    current version is not instantiated, per content choice (a reviewed release is held up by
+    approved versions only), and the dataset's instantiation job still to finish, if any.
+    None when nothing is stale."""
+    from apps.catalog.jobs import INSTANTIATE
+    from apps.catalog.models import ReviewStatus
+    from apps.catalog.services import instantiation_stale, version_label
+    from apps.core.models import Job
+
+    stale = instantiation_stale(dataset=dataset)
+    if not stale:
+        return None
+    job = (
+        Job.objects.filter(
+            kind=INSTANTIATE,
+            status__in=[Job.Status.QUEUED, Job.Status.RUNNING],
+            params__dataset_id=dataset.pk,
+        )
+        .order_by("-id")
+        .first()
+    )
+    return {
+        "as_published": [version_label(v) for v in stale],
+        "reviewed": [version_label(v) for v in stale if v.status == ReviewStatus.APPROVED],
+        "job": job,
+    }

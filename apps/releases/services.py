@@ -23,7 +23,7 @@ from django.db import connection, transaction
 from django.utils.text import slugify
 
 from apps.catalog.models import Dataset, TemplateVersion
-from apps.catalog.services import instantiation_pending
+from apps.catalog.services import instantiation_stale_for_release, version_label
 from apps.core.errors import ConflictError, KasautiError, NotReleasedError
 from apps.core.models import Job
 
@@ -256,13 +256,21 @@ def _finished(rows: int, futures: list[Future]) -> int:
     return rows
 
 
-def _check_instantiated(dataset: Dataset) -> None:
-    pending = instantiation_pending(dataset=dataset)
+def _check_instantiated(dataset: Dataset, content: str) -> None:
+    """Refuse a release that would take a template's older version in place of its current
+    one: only the versions this content takes count (a reviewed release takes approved versions
+    only, so a version still in review does not hold it up)."""
+    pending = instantiation_stale_for_release(
+        dataset=dataset, approved_only=content == ContentMode.REVIEWED
+    )
     if pending:
-        shown = ", ".join(pending[:5]) + (" ..." if len(pending) > 5 else "")
+        shown = ", ".join(version_label(v) for v in pending[:5]) + (
+            " ..." if len(pending) > 5 else ""
+        )
         raise ConflictError(
             f"dataset {dataset.name!r} has {len(pending)} template(s) whose current version is "
-            f"not instantiated ({shown}); instantiate the dataset before releasing it"
+            f"not instantiated ({shown}); instantiate the dataset before releasing it (an "
+            "approved version is instantiated by a background job: see Jobs)"
         )
 
 
@@ -309,7 +317,7 @@ def release_create(
         with transaction.atomic():
             # The lock serialises releases (numbering) and instantiation of this dataset.
             dataset = Dataset.objects.select_for_update().get(pk=dataset.pk)
-            _check_instantiated(dataset)
+            _check_instantiated(dataset, content)
             facts = content_facts(dataset=dataset)
             counts = facts.counts(content)
             if not any(

@@ -12,7 +12,7 @@ from apps.accounts.roles import is_researcher
 from apps.catalog.models import Dataset
 
 from .models import ContentMode
-from .selectors import release_list_for_page, release_preview_for_page
+from .selectors import release_list_for_page, release_preview_for_page, release_stale_for_page
 from .services import release_create_async
 
 
@@ -30,6 +30,8 @@ def release_list(request: HttpRequest, pk: int) -> HttpResponse:
             "can_release": can_release,
             # What each content choice would contain now, shown next to the choice.
             "preview": release_preview_for_page(dataset=dataset) if can_release else None,
+            # Templates whose current version is not instantiated yet (issue 18, 2.1).
+            "stale": release_stale_for_page(dataset=dataset) if can_release else None,
         },
     )
 

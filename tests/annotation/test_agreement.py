@@ -104,3 +104,39 @@ def test_overall_picks_the_statistic():
     assert agreement.overall(three, labels=YN).statistic == "fleiss_kappa"
     mixed = [{0: 1, 1: 2, 2: 2}, {0: 2, 1: 1}, {0: 4, 1: 4}]
     assert agreement.overall(mixed, labels=SCALE, ordinal=True).statistic.startswith("krippendorff")
+
+
+def test_raw_agreement_and_why_kappa_is_low_by_hand():
+    """Issue 18 2.7: 5 of 6 items agree (raw 0.833), but b says yes to all and a to 5 of 6:
+    chance agreement = (5/6)(6/6) + (1/6)(0/6) = 5/6, so kappa = (5/6 - 5/6)/(1 - 5/6) = 0."""
+    a = ["yes"] * 5 + ["no"]
+    b = ["yes"] * 6
+    result = agreement.cohen_kappa(a, b, labels=YN)
+    assert result.value == pytest.approx(0.0)
+    assert result.observed == pytest.approx(5 / 6)
+    assert result.expected == pytest.approx(5 / 6)
+    out = result.as_dict()
+    assert out["label"] == "Cohen's κ" and out["statistic"] == "cohen_kappa"
+    assert out["observed_agreement"] == pytest.approx(0.8333)
+    # 11 of 12 judgements are "yes": the prevalence explanation names the label and figures.
+    assert "“yes” is 92% of the judgements" in out["note"]
+    assert "chance agreement is already 83%" in out["note"]
+
+
+def test_no_prevalence_note_when_kappa_is_not_low():
+    """Agreement 4/6 with balanced labels: kappa 1/3, observed 2/3, chance 1/2; no note about
+    prevalence (labels are balanced)."""
+    a = ["yes", "yes", "no", "no", "yes", "no"]
+    b = ["yes", "no", "no", "no", "yes", "yes"]
+    result = agreement.cohen_kappa(a, b, labels=YN)
+    assert result.observed == pytest.approx(4 / 6) and result.expected == pytest.approx(0.5)
+    assert result.as_dict()["note"] == ""
+
+
+def test_overall_fleiss_reports_mean_pairwise_raw_agreement():
+    """Items yyy, yyn: pairwise agreement 3/3 and 1/3 -> mean 2/3."""
+    result = agreement.overall(
+        [{0: "yes", 1: "yes", 2: "yes"}, {0: "yes", 1: "yes", 2: "no"}], labels=YN
+    )
+    assert result.statistic == "fleiss_kappa" and result.as_dict()["label"] == "Fleiss' κ"
+    assert result.observed == pytest.approx(2 / 3)

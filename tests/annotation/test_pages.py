@@ -159,3 +159,116 @@ def test_adjudication_edit_keeps_untouched_multiline_fields(
         "The {{NAME1}} had forgotten the ticket;\nthe {{NAME2}} had two."
     )
     assert item.decisions.get().verdict == "edit"
+
+
+def test_item_url_number_and_label_agree(campaign, annotator):
+    """/at/<n>/ shows "Item <n>", and the j/k links point at the numbers they show (2.9)."""
+    client = _client(annotator)
+    for number in (1, 2, 3):
+        page = client.get(f"/annotate/campaigns/{campaign.pk}/at/{number}/")
+        assert page.status_code == 200
+        html = page.content.decode()
+        assert f"Item <strong>{number}</strong>" in html
+        assert page.context["assignment"].position == number - 1
+    html = client.get(f"/annotate/campaigns/{campaign.pk}/at/2/").content.decode()
+    assert f'href="/annotate/campaigns/{campaign.pk}/at/1/" id="prev-link"' in html
+    assert f'href="/annotate/campaigns/{campaign.pk}/at/3/" id="next-link"' in html
+    assert client.get(f"/annotate/campaigns/{campaign.pk}/at/0/").status_code == 404
+
+
+def test_undo_last_submission_from_the_next_item_and_the_done_page(campaign, annotator):
+    """After a submission the next item offers to undo it (4.4); so does the all-done page; the
+    undo is a new history row and the undone item is shown again."""
+    client = _client(annotator)
+    first = selectors.assignment_next(campaign_id=campaign.pk, annotator=annotator)
+    client.post(f"/annotate/assignments/{first.pk}/", {**YES_ALL, "idempotency_key": "s1"})
+    page = client.get(f"/annotate/campaigns/{campaign.pk}/")
+    assert page.context["assignment"].pk != first.pk
+    html = page.content.decode()
+    assert f'action="/annotate/assignments/{first.pk}/undo/" id="undo-form"' in html
+    assert "Undo my last submission (item 1)" in html
+    # Another session (a new browser) offers it too: the database, not the session, says what
+    # was last.
+    other = _client(annotator)
+    assert (
+        "Undo my last submission (item 1)"
+        in other.get(f"/annotate/campaigns/{campaign.pk}/").content.decode()
+    )
+    response = other.post(f"/annotate/assignments/{first.pk}/undo/", {"idempotency_key": "u1"})
+    assert response.status_code == 302 and response.url == f"/annotate/assignments/{first.pk}/"
+    assert [j.action for j in Judgement.objects.filter(assignment=first).order_by("id")] == [
+        "submit",
+        "undo",
+    ]
+    # Nothing more to undo until the next submission.
+    assert (
+        'id="undo-form"' not in client.get(f"/annotate/campaigns/{campaign.pk}/").content.decode()
+    )
+    # Finish everything: the all-done page still offers to undo the last one.
+    while a := selectors.assignment_next(campaign_id=campaign.pk, annotator=annotator):
+        client.post(
+            f"/annotate/assignments/{a.pk}/",
+            {**YES_ALL, "idempotency_key": services.new_idempotency_key()},
+        )
+    done = client.get(f"/annotate/campaigns/{campaign.pk}/").content.decode()
+    assert 'id="all-done"' in done and 'id="undo-form"' in done
+
+
+def test_agreement_and_adjudication_pages_speak_plainly(
+    templates, annotator, second_annotator, researcher
+):
+    """Issue 18 2.7: criteria by their question, "Cohen's κ" (not `cohen_kappa`), raw
+    agreement beside κ with the prevalence note, the adjudicator's note in the template's
+    version history and a word-level diff between versions."""
+    dataset = templates[0].template.dataset
+    dataset_instantiate(dataset=dataset)
+    campaign = services.campaign_create(
+        dataset=dataset, kind="template_validation", annotators=[annotator, second_annotator]
+    )
+    # anu says no to (b) on the first template only; bela says yes to everything: 8 of 9
+    # (item, criterion) pairs agree, kappa 0 (chance agreement 8/9).
+    first_version = templates[0]
+    for user in (annotator, second_annotator):
+        while a := selectors.assignment_next(campaign_id=campaign.pk, annotator=user):
+            answers = (
+                {**YES_ALL, "b": "no"}
+                if user == annotator and a.item.template_version_id == first_version.pk
+                else YES_ALL
+            )
+            services.judgement_submit(
+                assignment_id=a.pk,
+                annotator=user,
+                answers=answers,
+                idempotency_key=services.new_idempotency_key(),
+            )
+    client = _client(researcher)
+    dashboard = client.get(f"/annotate/manage/campaigns/{campaign.pk}/").content.decode()
+    assert "cohen_kappa" not in dashboard and "Cohen&#x27;s κ" in dashboard
+    assert "raw agreement 89%" in dashboard
+    assert "(prevalence)" in dashboard and "“yes” is 94% of the judgements" in dashboard
+    assert "(b) The negative question evokes the stereotype" in dashboard
+
+    item = CampaignItem.objects.get(campaign=campaign, status="adjudication")
+    page = client.get(f"/annotate/manage/items/{item.pk}/").content.decode()
+    assert "(a) The template represents the intended stereotype." in page
+    client.post(
+        f"/annotate/manage/items/{item.pk}/",
+        {
+            "verdict": "edit",
+            "note": "b: the question did not evoke the stereotype",
+            "question_negative": "Who forgot the train ticket?",
+            **{
+                f: getattr(first_version, f)
+                for f in ("ambiguous_context", "disambiguating_context", "question_non_negative")
+            },
+        },
+    )
+    template = first_version.template
+    for url in (
+        f"/annotate/manage/items/{item.pk}/",
+        f"/templates/{template.pk}/",
+    ):
+        html = client.get(url).content.decode()
+        history = html.split('id="versions"', 1)[1].split("</table>", 1)[0]
+        assert "b: the question did not evoke the stereotype" in history, url
+        assert "<ins>train </ins>" in history, url

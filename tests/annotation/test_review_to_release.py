@@ -327,3 +327,145 @@ def test_social_science_review_takes_the_sentences_the_language_review_passes_no
         services.campaign_create(
             dataset=dataset, kind="sentence_review", annotators=people, tier="social_science"
         )
+
+
+def _edit_one_of_two(annotator, second_annotator, researcher):
+    """Two instantiated templates; both annotators approve `kept`, disagree on `edited`, which
+    the adjudicator edits ("Save edit as new version"): v2 in review, not instantiated."""
+    kept = TemplateVersionFactory()
+    dataset = kept.template.dataset
+    edited = TemplateVersionFactory(template__dataset=dataset)
+    dataset_instantiate(dataset=dataset)
+    campaign = services.campaign_create(
+        dataset=dataset, kind="template_validation", annotators=[annotator, second_annotator]
+    )
+    _work(
+        campaign,
+        lambda user, item: (
+            {**YES_ALL, "b": "no"}
+            if user == annotator and item.template_version_id == edited.pk
+            else YES_ALL
+        ),
+    )
+    item = CampaignItem.objects.get(campaign=campaign, template_version=edited)
+    decision = services.item_decide(
+        item=item,
+        verdict="edit",
+        decided_by=researcher,
+        note="b: the second name read oddly",
+        changes={"question_negative": "कौन टिकट भूल गया?"},
+    )
+    return dataset, campaign, kept, decision.new_version
+
+
+def test_reviewed_release_after_an_adjudicator_edit_needs_no_instantiation(
+    annotator, second_annotator, researcher
+):
+    """Issue 18 2.1: the edited version is in review and not instantiated; a reviewed release
+    does not include it, so it is not refused for it (it takes the approved template)."""
+    dataset, _, kept, new = _edit_one_of_two(annotator, second_annotator, researcher)
+    release = release_create(dataset=dataset, content="reviewed")
+    assert release.counts["total"] == 16
+    members = set(release.memberships.values_list("instance__template_version_id", flat=True))
+    assert members == {kept.pk}
+    # Everything-as-published would freeze the stale version 1: refused, naming the template
+    # and its version.
+    with pytest.raises(KasautiError, match=rf"{new.template.external_id} v2 \(in review\)"):
+        release_create(dataset=dataset, content="as_published")
+
+
+def test_approving_a_new_version_queues_its_instantiation(annotator, second_annotator, researcher):
+    from apps.core.models import Job
+
+    dataset, campaign, _, new = _edit_one_of_two(annotator, second_annotator, researcher)
+    assert not Job.objects.filter(kind="instantiate").exists()
+    _work(campaign, lambda user, item: YES_ALL)
+    new.refresh_from_db()
+    assert new.status == "approved"
+    job = Job.objects.get(kind="instantiate")
+    assert job.params["dataset_id"] == dataset.pk and job.status == "queued"
+    # Until it ran, a reviewed release says what is stale.
+    with pytest.raises(KasautiError, match=rf"{new.template.external_id} v2 \(approved\)"):
+        release_create(dataset=dataset, content="reviewed")
+
+
+@pytest.mark.celery_worker
+def test_approved_new_version_is_instantiated_by_a_worker_and_released(
+    celery_worker_process, annotator, second_annotator, researcher, settings, tmp_path
+):
+    from apps.core.models import Job
+    from tests.core.test_worker_jobs import wait_for_job
+
+    dataset, campaign, kept, new = _edit_one_of_two(annotator, second_annotator, researcher)
+    _work(campaign, lambda user, item: YES_ALL)
+    job = wait_for_job(Job.objects.get(kind="instantiate").pk)
+    assert job.status == "succeeded", job.error
+    assert job.result["created"] == 16
+    release = release_create(dataset=dataset, content="reviewed")
+    versions = set(release.memberships.values_list("instance__template_version_id", flat=True))
+    assert versions == {kept.pk, new.pk} and release.counts["total"] == 32
+
+
+def test_release_form_says_what_is_stale(annotator, second_annotator, researcher):
+    from django.test import Client
+
+    dataset, campaign, _, new = _edit_one_of_two(annotator, second_annotator, researcher)
+    client = Client()
+    client.force_login(researcher)
+    label = f"{new.template.external_id} v2 (in review)"
+    html = client.get(f"/datasets/{dataset.pk}/releases/").content.decode()
+    stale = html.split('id="release-stale"', 1)[1].split("</div>", 1)[0]
+    assert label in stale and "Everything, as published" in stale
+    assert "Reviewed only" not in stale  # in review: a reviewed release does not take it
+    _work(campaign, lambda user, item: YES_ALL)  # approved: an instantiation job is queued
+    html = client.get(f"/datasets/{dataset.pk}/releases/").content.decode()
+    stale = html.split('id="release-stale"', 1)[1].split("</div>", 1)[0]
+    assert f"{new.template.external_id} v2 (approved)" in stale and "Reviewed only" in stale
+    assert 'href="/jobs/' in stale  # the queued instantiation job
+    dataset_instantiate(dataset=dataset)
+    html = client.get(f"/datasets/{dataset.pk}/releases/").content.decode()
+    assert 'id="release-stale"' not in html
+
+
+def test_tuple_campaign_keeps_the_imported_votes_and_says_which_decide(
+    annotator, second_annotator, third_annotator, researcher
+):
+    """Issue 18 4.5: a tuple imported with votes [1, 1, 0] is voted again by a campaign
+    ([0, 0, 0]): both are kept; the campaign's decide (releases read `votes`); a re-import of the
+    same file updates the imported votes only; the pages show both and the rule."""
+    from django.test import Client
+
+    dataset = DatasetFactory()
+    category = CategoryFactory(name="Region")
+    tup = StereotypeTuple.objects.create(
+        dataset=dataset,
+        category=category,
+        identity_term="Marwari",
+        attribute="thrifty",
+        votes=[1, 1, 0],
+        imported_votes=[1, 1, 0],
+    )
+    campaign = services.campaign_create(
+        dataset=dataset,
+        kind="tuple_vote",
+        annotators=[annotator, second_annotator, third_annotator],
+    )
+    _work(campaign, lambda user, item: {"stereotypical": "no"})
+    tup.refresh_from_db()
+    assert tup.imported_votes == [1, 1, 0]
+    assert tup.votes == [0, 0, 0] and tup.votes_source == "campaign"
+    item = CampaignItem.objects.get(stereotype_tuple=tup)
+    assert item.outcome["imported_votes"] == [1, 1, 0]
+    release = release_create(dataset=dataset, content="as_published")
+    assert [t["votes"] for t in _rows(release, "tuples")] == [[0, 0, 0]]
+
+    client = Client()
+    client.force_login(researcher)
+    dataset_page = client.get(f"/datasets/{dataset.pk}/").content.decode()
+    row = dataset_page.split(f'id="tuple-{tup.pk}"', 1)[1].split("</tr>", 1)[0]
+    assert "1 1 0" in row and "0 0 0" in row and "campaign" in row
+    assert "The votes of the latest tuple-vote campaign decide" in dataset_page
+    dashboard = client.get(f"/annotate/manage/campaigns/{campaign.pk}/").content.decode()
+    votes = dashboard.split('id="tuple-votes"', 1)[1].split("</table>", 1)[0]
+    assert "Marwari" in votes and "1 1 0" in votes and "0 0 0" in votes
+    assert "The votes of the latest tuple-vote campaign decide" in dashboard

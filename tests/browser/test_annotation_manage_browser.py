@@ -20,7 +20,7 @@ from apps.catalog.services import dataset_instantiate
 from tests.factories import TemplateVersionFactory, TranslatedStringFactory
 
 from .conftest import PASSWORD
-from .support import navigates, shot
+from .support import assert_fits, navigates, shot
 
 pytestmark = [
     pytest.mark.browser,
@@ -194,29 +194,36 @@ def test_table3_page_and_csv_download(live_server, open_as, two_annotators, data
             means(positions, 0, 1),  # A2
         ]
 
-    kappas = [
-        cohen_kappa_score(
-            [scores[p][0][k] for p in range(4)],
-            [scores[p][1][k] for p in range(4)],
-            labels=[1, 2, 3, 4, 5],
-            weights="quadratic",
-        )
-        for k in (0, 1)
-    ]
-    expected = [
-        expected_row("hi_ctx", [0, 1]),
-        expected_row("hi_qn", [2, 3]),
-        expected_row("hi_combined", [0, 1, 2, 3]),
-    ]
+    def kappas(positions):
+        """Each row's own quadratic-weighted kappas (adequacy, fluency) over its items."""
+        values = [
+            cohen_kappa_score(
+                [scores[p][0][k] for p in positions],
+                [scores[p][1][k] for p in positions],
+                labels=[1, 2, 3, 4, 5],
+                weights="quadratic",
+            )
+            for k in (0, 1)
+        ]
+        return [f"{value:.3f}" for value in values]
+
+    rows_positions = {"hi_ctx": [0, 1], "hi_qn": [2, 3], "hi_combined": [0, 1, 2, 3]}
+    expected = [expected_row(name, positions) for name, positions in rows_positions.items()]
 
     page = open_as("rekha")
     page.goto(f"{live_server.url}/annotate/manage/campaigns/{campaign.pk}/")
     with navigates(page):
         page.click("text=Table 3 report")
-    rows = _rows(page, "#table3")
+    rows = _rows(page, "#table3-hi")
     assert [r[:6] for r in rows] == expected
-    assert rows[0][6:] == [f"{kappas[0]:.3f}", f"{kappas[1]:.3f}"]
+    assert [r[6:8] for r in rows] == [kappas(p) for p in rows_positions.values()]
+    assert [r[8] for r in rows] == ["2 / 2", "2 / 2", "4 / 4"]
+    assert "Annotator 1: " in page.text_content("#annotators-hi")
     shot(page, "annotation_table3", full_page=True)
+    narrow = open_as("rekha", width=390, height=844, touch=True)
+    narrow.goto(page.url)
+    shot(narrow, "annotation_table3_390", full_page=True)
+    assert_fits(narrow)
 
     with page.expect_download() as download:
         page.click("#csv-link")
@@ -231,8 +238,14 @@ def test_table3_page_and_csv_download(live_server, open_as, two_annotators, data
         "A2",
         "adequacy_kappa_w",
         "fluency_kappa_w",
+        "scored_by_1",
+        "scored_by_2",
+        "annotator_1",
+        "annotator_2",
     ]
-    assert lines[1:] == [r + [f"{kappas[0]:.3f}", f"{kappas[1]:.3f}"] for r in expected]
+    assert [line[:8] for line in lines[1:]] == [
+        r + kappas(p) for r, p in zip(expected, rows_positions.values(), strict=True)
+    ]
 
 
 def test_people_page_create_languages_deactivate(live_server, open_as, demo_users):

@@ -132,3 +132,24 @@ def test_indicasa_category_flag_fallback() -> None:
         "religion-0",
         "religion-1",
     }
+
+
+def test_reimport_keeps_a_campaigns_votes_and_updates_the_imported_ones() -> None:
+    """Issue 18 4.5: the imported votes are kept beside the votes that decide; once a campaign
+    decided a tuple, a re-import updates its imported votes only."""
+    data = (
+        b"identity_term,attribute,category,polarity,votes\n"
+        b'Bengali,intellectual,region,positive,"1,1,1"\n'
+    )
+    benchmark_import(dataset_name="ib", fmt="indibias", files=[ImportFile("t.csv", data)])
+    tup = StereotypeTuple.objects.get()
+    assert (tup.votes, tup.imported_votes, tup.votes_source) == ([1, 1, 1], [1, 1, 1], "imported")
+    # What a tuple-vote campaign does when it decides the tuple (apps.annotation).
+    StereotypeTuple.objects.filter(pk=tup.pk).update(votes=[0, 0, 1], votes_source="campaign")
+    changed = data.replace(b'"1,1,1"', b'"1,0,1"')
+    report = benchmark_import(
+        dataset_name="ib", fmt="indibias", files=[ImportFile("t.csv", changed)]
+    )
+    assert report.tuples.updated == 1
+    tup.refresh_from_db()
+    assert (tup.votes, tup.imported_votes, tup.votes_source) == ([0, 0, 1], [1, 0, 1], "campaign")

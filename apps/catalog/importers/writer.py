@@ -573,9 +573,13 @@ def _write_tuples(
     to_update: list[StereotypeTuple] = []
     for record in records:
         category = categories[record.category.strip()]
-        values = {"polarity": record.polarity, "votes": record.votes}
+        values = {"polarity": record.polarity, "imported_votes": record.votes}
         key = (category.pk, record.identity_term, record.attribute, record.language)
         item = existing.get(key)
+        # The imported votes decide until a tuple-vote campaign has (then they are kept
+        # beside the campaign's, which a re-import never overwrites).
+        if item is None or item.votes_source == StereotypeTuple.VotesSource.IMPORTED:
+            values["votes"] = record.votes
         origin = f"{record.file}:{record.line}"[-300:]
         if item is None:
             to_create.append(
@@ -597,7 +601,9 @@ def _write_tuples(
         else:
             counts.unchanged += 1
     StereotypeTuple.objects.bulk_create(to_create)
-    StereotypeTuple.objects.bulk_update(to_update, ["polarity", "votes", "origin"])
+    StereotypeTuple.objects.bulk_update(
+        to_update, ["polarity", "votes", "imported_votes", "origin"]
+    )
 
 
 # --- context sets ----------------------------------------------------------------------------
