@@ -3,7 +3,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from apps.accounts.api import TokenObtainApi
-from apps.accounts.views import admin_login_view, login_view
+from apps.accounts.views import admin_login_view, login_view, role_home
 from apps.core.views import healthz
 
 api_patterns = [
@@ -26,6 +26,7 @@ urlpatterns = [
     path("admin/login/", admin_login_view, name="admin-login"),
     path("admin/", admin.site.urls),
     path("accounts/login/", login_view, name="login"),
+    path("accounts/home/", role_home, name="role-home"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("api/", include(api_patterns)),
     path("jobs/", include("apps.core.urls")),

@@ -56,7 +56,13 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # The app's own 404/405/500 pages, also with DEBUG on (apps/core/error_pages.py).
+    "apps.core.error_pages.ErrorPagesMiddleware",
 ]
+# With DEBUG on (`make run`) error pages are still the app's own; set this to see Django's
+# debug pages (tracebacks, URL lists) instead. A 500's traceback is in the log either way.
+KASAUTI_DJANGO_DEBUG_PAGES = env_bool("KASAUTI_DJANGO_DEBUG_PAGES", False)
+CSRF_FAILURE_VIEW = "apps.core.error_pages.csrf_failure"
 
 ROOT_URLCONF = "kasauti.urls"
 WSGI_APPLICATION = "kasauti.wsgi.application"
