@@ -100,16 +100,14 @@ class ErrorPagesMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         response = self.get_response(request)
-        if _is_api(request):
-            return response
-        if response.status_code == 405 and not response.content:
-            return method_not_allowed(request, response)
         if (
             response.status_code == 404
             and request.resolver_match is None  # no route: Django's debug "URLconf" page
             and not _debug_pages_wanted()
         ):
-            return not_found(request, Http404(request.path))
+            return not_found(request, Http404(request.path))  # JSON under /api/
+        if response.status_code == 405 and not response.content and not _is_api(request):
+            return method_not_allowed(request, response)
         return response
 
     def process_exception(self, request: HttpRequest, exception: Exception):
