@@ -2,7 +2,8 @@
 
 from django.urls import path
 
-from kasauti.urls import handler404, handler500, urlpatterns as site_urlpatterns  # noqa: F401
+from kasauti.urls import handler404, handler500  # noqa: F401
+from kasauti.urls import urlpatterns as site_urlpatterns
 
 
 def broken(request):
