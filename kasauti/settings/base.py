@@ -180,6 +180,14 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Tags start folded: Swagger UI then draws ~20 tag rows instead of 200+ operations at
+    # first (docs/api.md, bench/api_docs.py); `deepLinking` keeps a link to an operation.
+    "SWAGGER_UI_SETTINGS": {
+        "docExpansion": "none",
+        "defaultModelsExpandDepth": -1,
+        "deepLinking": True,
+        "persistAuthorization": True,
+    },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         # Document DRF's error answers (400/401/403/404/405/429...) on every operation.
