@@ -83,6 +83,8 @@ def user_create_with_role(*, username: str, role: str, password: str, email: str
     roles_ensure()
     User = get_user_model()
     user, _ = User.objects.get_or_create(username=username, defaults={"email": email})
+    if email:
+        user.email = email
     user.set_password(password)
     user.is_staff = role == ADMIN
     user.is_superuser = role == ADMIN
@@ -94,13 +96,21 @@ def user_create_with_role(*, username: str, role: str, password: str, email: str
 
 def demo_accounts_create() -> list[tuple[str, str, str]]:
     """(username, role, password) for the demo users; passwords are new on every call so that
-    no password is ever written in the repository."""
+    no password is ever written in the repository. Each has the address
+    <username>@example.org, so that "Forgot password?" can be tried (under `make run` the mail
+    is printed in the terminal)."""
     created = []
     for username, role in (("annotator", ANNOTATOR), ("researcher", RESEARCHER), ("admin", ADMIN)):
         password = secrets.token_urlsafe(9)
-        user_create_with_role(username=username, role=role, password=password)
+        user_create_with_role(
+            username=username, role=role, password=password, email=demo_email(username)
+        )
         created.append((username, role, password))
     return created
+
+
+def demo_email(username: str) -> str:
+    return f"{username}@example.org"
 
 
 def user_invite_send(*, user, base_url: str) -> str:
