@@ -49,9 +49,7 @@ def main() -> None:
         yaml_times = [fetch_ms(f"{base}/api/schema/", "*/*") for _ in range(6)]
         page_times = []
         with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(
-                executable_path=CHROMIUM, headless=True, args=ARGS
-            )
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
             for _ in range(5):
                 context = browser.new_context()
                 page = context.new_page()

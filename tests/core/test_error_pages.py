@@ -56,9 +56,7 @@ def test_a_missing_slash_is_still_added(client, researcher, settings):
 
 
 @pytest.mark.urls("tests.core.error_urls")
-def test_a_failing_view_is_the_apps_500_and_its_traceback_is_logged(
-    researcher, debug, caplog
-):
+def test_a_failing_view_is_the_apps_500_and_its_traceback_is_logged(researcher, debug, caplog):
     client = Client(raise_request_exception=False)
     client.force_login(researcher)
     with caplog.at_level(logging.ERROR, logger="django.request"):
