@@ -1,9 +1,10 @@
 from django.contrib import admin
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularSwaggerView
 
 from apps.accounts.api import TokenObtainApi
-from apps.accounts.views import admin_login_view, login_view
+from apps.accounts.views import admin_login_view, login_view, role_home
+from apps.core.schema_views import CachedSpectacularAPIView
 from apps.core.views import healthz
 
 api_patterns = [
@@ -15,7 +16,7 @@ api_patterns = [
     path("", include("apps.evaluation.urls_api")),
     # POST username + password -> {"token": ...}; send it as "Authorization: Token <token>".
     path("auth/token/", TokenObtainApi.as_view(), name="api-token"),
-    path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("schema/", CachedSpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
 ]
 
@@ -26,6 +27,7 @@ urlpatterns = [
     path("admin/login/", admin_login_view, name="admin-login"),
     path("admin/", admin.site.urls),
     path("accounts/login/", login_view, name="login"),
+    path("accounts/home/", role_home, name="role-home"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("api/", include(api_patterns)),
     path("jobs/", include("apps.core.urls")),

@@ -25,4 +25,7 @@ trap 'kill "$WORKER_PID" 2>/dev/null || true; wait "$WORKER_PID" 2>/dev/null || 
 trap 'exit 0' INT TERM
 echo "Celery worker started (pid $WORKER_PID, log $WORKER_LOG)."
 echo "Kasauti: http://$ADDR/  (API docs: http://$ADDR/api/docs/, admin: http://$ADDR/admin/)"
+if [ -z "${KASAUTI_EMAIL_BACKEND:-}" ]; then
+    echo "Mail (password resets, invitations) is printed below, not sent: console e-mail backend."
+fi
 python manage.py runserver --noreload "$ADDR"

@@ -8,12 +8,13 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
 
 from apps.accounts.roles import ANNOTATOR, is_annotator, is_researcher
-from apps.accounts.services import roles_ensure, user_invite_send
+from apps.accounts.services import roles_ensure, user_invite_send, username_check
 from apps.catalog.jobs import INSTANTIATE
 from apps.catalog.models import (
     ContextSentence,
@@ -76,18 +77,22 @@ def annotator_create(
     `invite_base_url` (the site's scheme and host), the annotator is e-mailed an invitation
     whose link sets their password. Without either the account cannot sign in until a
     password is set (password reset)."""
-    username = nfc(username.strip())
-    if not username:
-        raise KasautiError("username: required")
+    try:
+        username = username_check(username=nfc(username))
+    except ValidationError as exc:
+        error = ConflictError if exc.code == "taken" else KasautiError
+        raise error(exc.messages[0]) from exc
     if invite_base_url and not email:
         raise KasautiError("email: required to send an invitation")
-    if User.objects.filter(username=username).exists():
-        raise ConflictError(f"username: {username!r} is taken")
     roles_ensure()
     from django.contrib.auth.models import Group
 
     with transaction.atomic():
-        user = User.objects.create_user(username=username, email=email, password=password)
+        try:
+            with transaction.atomic():
+                user = User.objects.create_user(username=username, email=email, password=password)
+        except IntegrityError as exc:  # created by a parallel request since the check
+            raise ConflictError(f"username: {username!r} is taken") from exc
         if password is None:
             user.set_unusable_password()
             user.save(update_fields=["password"])

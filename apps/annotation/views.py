@@ -7,7 +7,7 @@ from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_http_methods
 
 from apps.accounts.decorators import (
     annotator_or_researcher_required,
@@ -18,6 +18,7 @@ from apps.accounts.roles import is_researcher
 from apps.catalog.models import LANGUAGE_NAMES, Dataset, Finding
 from apps.catalog.review import TUPLE_VOTES_RULE
 from apps.catalog.versions import template_version_history
+from apps.core.error_pages import post_form
 from apps.core.errors import KasautiError
 
 from . import corrections, reports, rules, selectors, services
@@ -134,7 +135,7 @@ def assignment_at(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     return render(request, "annotation/work.html", _work_context(request, assignment))
 
 
-@require_POST
+@post_form("undoes your last judgement in this assignment")
 @annotator_required
 def assignment_undo(request: HttpRequest, pk: int) -> HttpResponse:
     try:

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_http_methods
 
 from apps.accounts.decorators import researcher_required, role_required
 from apps.accounts.roles import is_researcher
+from apps.core.error_pages import post_form
 from apps.core.errors import ImportRejected
 
 from . import page_selectors
@@ -49,7 +50,7 @@ def dataset_detail(request: HttpRequest, pk: int) -> HttpResponse:
     )
 
 
-@require_POST
+@post_form("instantiates the dataset's templates into instances (a background job)")
 @researcher_required
 def dataset_instantiate(request: HttpRequest, pk: int) -> HttpResponse:
     dataset = get_object_or_404(Dataset, pk=pk)

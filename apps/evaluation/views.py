@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_http_methods
 
 from apps.accounts.decorators import researcher_required, role_required
 from apps.accounts.roles import is_researcher
+from apps.core.error_pages import post_form
 from apps.core.errors import KasautiError
 from apps.core.registry import job_kind_get
 
@@ -123,7 +124,7 @@ def model_list(request: HttpRequest) -> HttpResponse:
     return _model_list_page(request, ModelEntryForm() if is_researcher(request.user) else None)
 
 
-@require_POST
+@post_form("registers a model for evaluation runs")
 @researcher_required
 def model_new(request: HttpRequest) -> HttpResponse:
     form = ModelEntryForm(request.POST)

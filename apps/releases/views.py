@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET
 
 from apps.accounts.decorators import researcher_required, role_required
 from apps.accounts.roles import is_researcher
 from apps.catalog.models import Dataset
+from apps.core.error_pages import post_form
 
 from .models import ContentMode
 from .selectors import release_list_for_page, release_preview_for_page, release_stale_for_page
@@ -36,7 +37,7 @@ def release_list(request: HttpRequest, pk: int) -> HttpResponse:
     )
 
 
-@require_POST
+@post_form("freezes the dataset into a new numbered release (a background job)")
 @researcher_required
 def release_create(request: HttpRequest, pk: int) -> HttpResponse:
     """Freeze the dataset into a new release, as a background job."""

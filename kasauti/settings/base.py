@@ -56,7 +56,13 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # The app's own 404/405/500 pages, also with DEBUG on (apps/core/error_pages.py).
+    "apps.core.error_pages.ErrorPagesMiddleware",
 ]
+# With DEBUG on (`make run`) error pages are still the app's own; set this to see Django's
+# debug pages (tracebacks, URL lists) instead. A 500's traceback is in the log either way.
+KASAUTI_DJANGO_DEBUG_PAGES = env_bool("KASAUTI_DJANGO_DEBUG_PAGES", False)
+CSRF_FAILURE_VIEW = "apps.core.error_pages.csrf_failure"
 
 ROOT_URLCONF = "kasauti.urls"
 WSGI_APPLICATION = "kasauti.wsgi.application"
@@ -71,6 +77,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "apps.accounts.context_processors.roles",
             ],
         },
     }
@@ -173,6 +180,14 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Tags start folded: Swagger UI then draws ~20 tag rows instead of 200+ operations at
+    # first (docs/api.md, bench/api_docs.py); `deepLinking` keeps a link to an operation.
+    "SWAGGER_UI_SETTINGS": {
+        "docExpansion": "none",
+        "defaultModelsExpandDepth": -1,
+        "deepLinking": True,
+        "persistAuthorization": True,
+    },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         # Document DRF's error answers (400/401/403/404/405/429...) on every operation.

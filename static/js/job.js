@@ -9,6 +9,7 @@
   if (!card || card.dataset.finished === "true") return;
 
   const FINISHED = new Set(["succeeded", "failed", "cancelled"]);
+  const RESUMABLE = new Set(["failed", "cancelled"]);
   const url = card.dataset.apiUrl;
   const el = (id) => document.getElementById(id);
 
@@ -40,7 +41,14 @@
     el("job-rate").textContent = job.rate ? job.rate.toFixed(1) + " " + (job.progress_unit || "") + "/s" : "—";
     el("job-eta").textContent = FINISHED.has(job.status) ? "—" : duration(job.eta_seconds);
     el("job-error").textContent = job.error || "";
-    if (job.finished_at) el("job-finished").textContent = job.finished_at.replace("T", " ").slice(0, 19);
+    // Times as the server renders them ("Y-m-d H:i:s" in the site's time zone, which the API's
+    // ISO strings carry).
+    const stamp = (iso) => (iso ? iso.replace("T", " ").slice(0, 19) : "—");
+    if (el("job-started")) el("job-started").textContent = stamp(job.started_at);
+    el("job-finished").textContent = stamp(job.finished_at);
+    // Cancel while the job can still be stopped; Resume once it failed or was cancelled.
+    if (el("job-cancel-form")) el("job-cancel-form").hidden = FINISHED.has(job.status);
+    if (el("job-resume-form")) el("job-resume-form").hidden = !RESUMABLE.has(job.status);
     if (job.summary && job.summary.length) {
       const list = document.createElement("ul");
       list.className = "summary";
@@ -75,8 +83,6 @@
         if (FINISHED.has(job.status)) {
           card.dataset.finished = "true";
           el("job-refresh-note").textContent = "";
-          const actions = el("job-actions");
-          if (actions) actions.hidden = true;
           if (card.dataset.reloadOnFinish === "true") window.location.reload();
           return;
         }

@@ -101,9 +101,10 @@ def open_as(browser, live_server) -> Iterator:
 
 
 def login(page, base_url: str, username: str, password: str = PASSWORD) -> None:
-    """Sign in through the real login form, as a person would."""
+    """Sign in through the real login form, as a person would; wait for the page the role
+    lands on (annotators: their campaigns, everyone else: the datasets)."""
     page.goto(f"{base_url}/accounts/login/")
     page.fill("#id_username", username)
     page.fill("#id_password", password)
-    page.click("button[type=submit]")
-    page.wait_for_url(f"{base_url}/")
+    page.click("main button[type=submit]")
+    page.wait_for_url(lambda url: url.startswith(base_url) and "/accounts/login/" not in url)

@@ -34,6 +34,7 @@ def test_annotator_compares_a_dataset_with_its_published_file(
 
     base = live_server.url
     login(page, base, "anu")
+    page.goto(f"{base}/")  # an annotator lands on their campaigns
     page.click("text=BharatBBQ examples")
     page.click("#compare-published-link")
     page.set_input_files("#compare-files", str(edited))

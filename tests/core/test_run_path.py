@@ -190,3 +190,45 @@ def job_finished(base: str, token: str, job_id: int, var: Path) -> dict:
         )
 
     return wait_for(finished, what=f"job {job_id}", progress=progress)
+
+
+def test_make_run_path_shows_the_apps_pages_and_prints_the_reset_mail(running_app):
+    """Under `make run` (DEBUG on): the app's own 404 and 405 pages, not Django's debug pages;
+    "Forgot password?" works, and the mail is printed in the terminal (console backend)."""
+    import http.cookiejar
+    from urllib.parse import urlencode
+
+    base, log, _ = running_app
+    opener = urllib.request.build_opener(
+        urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar())
+    )
+
+    def page(path: str, *, status: int) -> str:
+        try:
+            response = opener.open(f"{base}{path}", timeout=60)
+            code, body = response.status, response.read()
+        except urllib.error.HTTPError as error:
+            code, body = error.code, error.read()
+        html = body.decode()
+        assert code == status, (path, code, html[:300])
+        assert '<header class="topbar">' in html and "Using the URLconf" not in html
+        return html
+
+    assert "Page not found" in page("/no-such-page/", status=404)
+    assert "registers a model" in page("/evaluation/models/new/", status=405)
+
+    login = page("/accounts/login/", status=200)
+    assert 'id="forgot-password"' in login
+    form = page("/accounts/password_reset/", status=200)
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', form).group(1)
+    data = urlencode({"csrfmiddlewaretoken": token, "email": "researcher@example.org"})
+    response = opener.open(f"{base}/accounts/password_reset/", data=data.encode(), timeout=60)
+    assert response.url == f"{base}/accounts/password_reset/done/"
+
+    def mailed() -> str | None:
+        found = re.search(r"http://\S+/accounts/reset/\S+/", log.read_text())
+        return found.group(0) if found else None
+
+    link = wait_for(mailed, what="reset mail in the log", progress=lambda: log.stat().st_size)
+    assert "Subject: Your Kasauti password" in log.read_text()
+    assert "Choose your password" in page(link.replace(f"http://{base[7:]}", ""), status=200)
