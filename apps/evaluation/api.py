@@ -19,7 +19,6 @@ from drf_spectacular.utils import (
 )
 from rest_framework import serializers, status
 from rest_framework.generics import ListAPIView
-from rest_framework.parsers import MultiPartParser
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -27,6 +26,7 @@ from rest_framework.views import APIView
 
 from apps.accounts.permissions import HasRole, ResearcherOrReadOnly
 from apps.catalog.models import Dataset
+from apps.core.parsers import NulSafeMultiPartParser
 from apps.releases.models import Release
 
 from . import selectors
@@ -421,7 +421,7 @@ class PredictionImportApi(APIView):
     dataset; the run is scored at once (201). Malformed files: 400 with every problem."""
 
     permission_classes = [ResearcherOrReadOnly]
-    parser_classes = [MultiPartParser]
+    parser_classes = [NulSafeMultiPartParser]
 
     class InputSerializer(serializers.Serializer):
         file = serializers.FileField()

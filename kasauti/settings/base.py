@@ -50,6 +50,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # A NUL character anywhere in a request is a 400 naming where, before any view runs.
+    "apps.core.middleware.NulGuardMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -141,11 +143,12 @@ REST_FRAMEWORK = {
         "apps.accounts.authentication.TokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    # JSON bodies with a NUL character are a 400 at the boundary (apps/core/parsers.py).
+    # NUL characters are refused by apps.core.middleware.NulGuardMiddleware; multipart fields,
+    # which it leaves unread, by this parser (apps/core/parsers.py).
     "DEFAULT_PARSER_CLASSES": [
-        "apps.core.parsers.NulSafeJSONParser",
+        "rest_framework.parsers.JSONParser",
         "rest_framework.parsers.FormParser",
-        "rest_framework.parsers.MultiPartParser",
+        "apps.core.parsers.NulSafeMultiPartParser",
     ],
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_PAGINATION_CLASS": "apps.core.pagination.BoundedLimitOffsetPagination",
