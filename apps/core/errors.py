@@ -19,6 +19,13 @@ class ConflictError(KasautiError):
     status_code = 409
 
 
+class BrokerUnavailable(KasautiError):
+    """The task broker could not be reached: the job was failed with this reason, nothing is
+    queued (and nothing left behind); the request can be made again once the broker is up."""
+
+    status_code = 503
+
+
 @dataclass(frozen=True)
 class ImportProblem:
     file: str

@@ -22,6 +22,10 @@ from typing import Any
 
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from django.http import HttpRequest, HttpResponse, JsonResponse, QueryDict
+from django.shortcuts import render
+from django.utils.http import url_has_allowed_host_and_scheme
+
+from .errors import BrokerUnavailable
 
 NUL = "\x00"
 _SPLIT = re.compile(r"[.\[]")
@@ -133,4 +137,26 @@ class NulGuardMiddleware:
             return JsonResponse(errors, status=400)
         return HttpResponse(
             f"Bad request: {message}.", status=400, content_type="text/plain; charset=utf-8"
+        )
+
+
+class BrokerUnavailableMiddleware:
+    """A page whose request queues a job answers 503 with the reason when the task broker is
+    down (the API does the same through its exception handler); the job is already failed
+    with that reason (apps.core.services.task_send)."""
+
+    def __init__(self, get_response) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception):
+        if not isinstance(exception, BrokerUnavailable) or request.path.startswith("/api/"):
+            return None
+        back = request.META.get("HTTP_REFERER", "")
+        if not url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}):
+            back = "/"
+        return render(
+            request, "core/unavailable.html", {"message": str(exception), "back": back}, status=503
         )
