@@ -61,7 +61,9 @@ VALIDATION_400 = OpenApiResponse(
 
 
 class ModelEntryOutputSerializer(serializers.ModelSerializer):
-    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    created_by = serializers.SlugRelatedField(
+        slug_field="username", read_only=True, allow_null=True
+    )
 
     class Meta:
         model = ModelEntry
@@ -180,9 +182,13 @@ class PromptTemplateListApi(ListAPIView):
 
 class RunOutputSerializer(serializers.ModelSerializer):
     dataset_name = serializers.CharField(source="dataset.name")
-    release_number = serializers.IntegerField(source="release.number", default=None)
-    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
-    job_status = serializers.CharField(source="job.status", default=None)
+    release_number = serializers.IntegerField(
+        source="release.number", default=None, allow_null=True
+    )
+    created_by = serializers.SlugRelatedField(
+        slug_field="username", read_only=True, allow_null=True
+    )
+    job_status = serializers.CharField(source="job.status", default=None, allow_null=True)
     overall = serializers.SerializerMethodField()
 
     class Meta:

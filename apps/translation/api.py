@@ -166,7 +166,7 @@ class TranslatedStringListApi(generics.ListAPIView):
 
 
 class CorrectionRevisionOutput(serializers.ModelSerializer):
-    author = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    author = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
 
     class Meta:
         model = CorrectionRevision

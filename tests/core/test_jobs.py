@@ -46,11 +46,14 @@ def test_unreachable_broker_fails_the_job_with_the_reason(
     unreachable.conf.broker_transport_options = {"max_retries": 0}
     monkeypatch.setattr(services, "celery_app", lambda: unreachable)
     # The request that queued it is told (BrokerUnavailable: a 503 from the API).
-    with pytest.raises(BrokerUnavailable, match="could not reach the task broker"):
-        with django_capture_on_commit_callbacks(execute=True), transaction.atomic():
-            job = _job()
-            job_dispatch(job=job)
-            assert Job.objects.get(pk=job.pk).status == "queued"  # nothing sent before commit
+    with (
+        pytest.raises(BrokerUnavailable, match="could not reach the task broker"),
+        django_capture_on_commit_callbacks(execute=True),
+        transaction.atomic(),
+    ):
+        job = _job()
+        job_dispatch(job=job)
+        assert Job.objects.get(pk=job.pk).status == "queued"  # nothing sent before commit
     job.refresh_from_db()
     assert job.status == "failed"
     assert "could not reach the task broker" in job.error
