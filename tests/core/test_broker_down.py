@@ -199,3 +199,28 @@ def test_a_page_that_queues_a_job_answers_503_with_the_reason(researcher, broker
     page = response.content.decode()
     assert "task broker" in page and broker_down in page
     assert_job_failed(Job.objects.get(kind="instantiate"), broker_down)
+
+
+def test_the_watchdog_fails_what_it_cannot_requeue_and_goes_on(broker_down):
+    """A pass with the broker down fails each stale job with the broker's reason instead of
+    stopping at the first one."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from apps.core.watchdog import jobs_recover
+
+    old = timezone.now() - timedelta(minutes=5)
+    jobs = []
+    for _ in range(2):
+        job = Job.objects.create(
+            kind="instantiate", params={}, status=Job.Status.RUNNING, started_at=old
+        )
+        Job.objects.filter(pk=job.pk).update(heartbeat_at=old)
+        jobs.append(job)
+    outcome, seconds = timed(jobs_recover)
+    assert seconds <= 2 * FAST
+    assert outcome["requeued"] == []
+    assert sorted(outcome["failed"]) == [job.pk for job in jobs]
+    for job in jobs:
+        assert_job_failed(job, broker_down)
