@@ -224,3 +224,21 @@ def test_the_watchdog_fails_what_it_cannot_requeue_and_goes_on(broker_down):
     assert sorted(outcome["failed"]) == [job.pk for job in jobs]
     for job in jobs:
         assert_job_failed(job, broker_down)
+
+
+@pytest.mark.django_db(transaction=False)
+def test_every_operation_that_queues_a_job_documents_the_503():
+    from drf_spectacular.generators import SchemaGenerator
+
+    paths = SchemaGenerator().get_schema(request=None, public=True)["paths"]
+    queuing = {
+        (path, method): operation["responses"]
+        for path, item in paths.items()
+        for method, operation in item.items()
+        if "202" in operation.get("responses", {})
+    }
+    assert ("/api/datasets/{id}/instantiate/", "post") in queuing
+    assert ("/api/jobs/{id}/resume/", "post") in queuing
+    assert ("/api/evaluation/runs/", "post") in queuing
+    missing = [key for key, responses in queuing.items() if "503" not in responses]
+    assert not missing, missing
