@@ -25,6 +25,10 @@ class BrokerUnavailable(KasautiError):
 
     status_code = 503
 
+    def __init__(self, message: str, *, job_id: int | None = None) -> None:
+        self.job_id = job_id
+        super().__init__(message)
+
 
 @dataclass(frozen=True)
 class ImportProblem:

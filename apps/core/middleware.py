@@ -23,6 +23,7 @@ from typing import Any
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from django.http import HttpRequest, HttpResponse, JsonResponse, QueryDict
 from django.shortcuts import render
+from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 
 from .errors import BrokerUnavailable
@@ -157,6 +158,10 @@ class BrokerUnavailableMiddleware:
         back = request.META.get("HTTP_REFERER", "")
         if not url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}):
             back = "/"
+        job_url = reverse("jobs:detail", args=[exception.job_id]) if exception.job_id else ""
         return render(
-            request, "core/unavailable.html", {"message": str(exception), "back": back}, status=503
+            request,
+            "core/unavailable.html",
+            {"message": str(exception), "back": back, "job_url": job_url},
+            status=503,
         )

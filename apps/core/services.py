@@ -94,7 +94,7 @@ def task_send(*, job_id: int, name: str, args_list: Iterable[list[Any]]) -> None
                 "was not queued and is marked failed: try again once the broker is up"
             )
             job_fail(job_id=job_id, error=reason)
-            raise BrokerUnavailable(reason) from exc
+            raise BrokerUnavailable(reason, job_id=job_id) from exc
 
     transaction.on_commit(send)
 

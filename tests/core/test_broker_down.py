@@ -38,9 +38,9 @@ def closed_port() -> int:
 
 
 @pytest.fixture
-def broker_down():
-    """The project's Celery app configuration, its broker unreachable, made the current app
-    for the test."""
+def broker_down(monkeypatch):
+    """The project's Celery app configuration, its broker unreachable, made the app the
+    services send with (in every thread: a live server's too) for the test."""
     from celery import current_app
 
     # Load the URLconf and every API module first: a cold process's first request is slow for
@@ -53,6 +53,7 @@ def broker_down():
     app.conf.broker_url = url
     app.conf.result_backend = url
     app.set_current()
+    monkeypatch.setattr("apps.core.services.celery_app", lambda: app)
     try:
         yield url
     finally:
