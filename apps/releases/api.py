@@ -56,7 +56,7 @@ class ReleaseFileOutputSerializer(serializers.ModelSerializer):
 
 class ReleaseOutputSerializer(serializers.ModelSerializer):
     dataset_name = serializers.CharField(source="dataset.name")
-    created_by = serializers.CharField(source="created_by.username", default=None)
+    created_by = serializers.CharField(source="created_by.username", default=None, allow_null=True)
     files = ReleaseFileOutputSerializer(many=True)
 
     class Meta:

@@ -157,7 +157,8 @@ def rare_states(demo_catalog, researcher, settings, tmp_path):
     """Rows in the states random requests rarely produce, so that the responses that show
     them are checked against the schema too: a run with no release, job or creator (null
     fields), a job nobody started by hand, findings to page through, a Table 3 (a list), and
-    a release with its files (one download per format, each with its own media type)."""
+    a release made by no one (a command) with its files (one download per format, each with
+    its own media type)."""
     from apps.catalog.models import Dataset, Finding
     from apps.catalog.services import dataset_instantiate
     from apps.core.services import job_create
@@ -196,6 +197,8 @@ def rare_state_cases(states: dict) -> list[tuple[str, str, dict, dict]]:
         ("/api/jobs/", "GET", {}, {}),
         ("/api/jobs/{id}/", "GET", {"id": states["job"]}, {}),
         ("/api/templates/{id}/", "GET", {"id": states["template"]}, {}),
+        ("/api/releases/", "GET", {}, {}),
+        ("/api/releases/{id}/", "GET", {"id": states["release"]}, {}),
         ("/api/findings/", "GET", {}, {"limit": 2}),
         ("/api/findings/", "GET", {}, {"limit": 2, "offset": 2}),
         ("/api/annotation/datasets/{id}/table3/", "GET", {"id": states["dataset"]}, {}),
