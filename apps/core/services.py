@@ -100,8 +100,8 @@ def task_send(*, job_id: int, name: str, args_list: Iterable[list[Any]]) -> None
 
 
 def broker_check() -> str:
-    """ "ok", or why the task broker cannot be reached (tried once, within the connect
-    timeout)."""
+    """Whether the task broker can be reached: "ok", or why not (tried once, within the
+    connect timeout)."""
     try:
         with celery_app().connection_for_write() as conn:
             conn.ensure_connection(
@@ -113,7 +113,7 @@ def broker_check() -> str:
 
 
 def database_check() -> str:
-    """ "ok", or why the database cannot be queried."""
+    """Whether the database answers a query: "ok", or why not."""
     from django.db import connection
 
     try:
