@@ -7,14 +7,21 @@ from django.contrib.auth import get_user_model
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema, extend_schema_serializer
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_serializer,
+)
 from rest_framework import serializers, status
+from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.accounts.permissions import IsAnnotator, IsAnnotatorOrResearcher, IsResearcher
 from apps.accounts.roles import is_researcher
 from apps.catalog.models import ContextSentence, Dataset
+from apps.core.renderers import IgnoreFormatNegotiation
 
 from . import corrections, reports, selectors, services
 from .models import Assignment, Campaign, CampaignItem, CampaignKind, Decision, Judgement
@@ -449,12 +456,30 @@ class AnnotatorDetailApi(APIView):
         return Response(AnnotatorOutput(user).data)
 
 
+class Table3BlockOutput(serializers.Serializer):
+    """One language's block of Table 3 (the answer is a list of them, one per language)."""
+
+    language = serializers.CharField()
+    rows = serializers.ListField(child=serializers.DictField())
+    adequacy_kappa = serializers.DictField()
+    fluency_kappa = serializers.DictField()
+    campaigns = serializers.ListField(child=serializers.IntegerField())
+
+
 class Table3Api(APIView):
     """BharatBBQ Table 3 for a dataset; `?format=csv` downloads it."""
 
     permission_classes = [IsResearcher]
+    renderer_classes = [JSONRenderer]
+    content_negotiation_class = IgnoreFormatNegotiation  # ?format=csv is the download
 
-    @extend_schema(responses=OpenApiTypes.OBJECT)
+    @extend_schema(
+        parameters=[OpenApiParameter("format", str, enum=["json", "csv"], required=False)],
+        responses={
+            (200, "application/json"): Table3BlockOutput(many=True),
+            (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description="?format=csv"),
+        },
+    )
     def get(self, request, pk: int):
         dataset = get_object_or_404(Dataset, pk=pk)
         blocks = reports.table3(dataset_id=dataset.pk)

@@ -269,7 +269,9 @@ class DatasetInstantiateApi(APIView):
 
 
 class TemplateVersionOutput(serializers.ModelSerializer):
-    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    created_by = serializers.SlugRelatedField(
+        slug_field="username", read_only=True, allow_null=True
+    )
 
     class Meta:
         model = TemplateVersion

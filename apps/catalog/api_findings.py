@@ -3,7 +3,7 @@ PATCH api/findings/<id>/: mark one reviewed (accepted / resolved) or open again.
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import extend_schema, extend_schema_serializer
 from rest_framework import generics, serializers
 from rest_framework.response import Response
 
@@ -62,6 +62,18 @@ def finding_concerns(finding: Finding) -> str:
     return "dataset"
 
 
+# many=False: the answer is one page (limit/offset, as every list) with the counts beside it;
+# without it drf-spectacular documented a page whose results were pages.
+@extend_schema_serializer(many=False, component_name="FindingPage")
+class FindingPageOutput(serializers.Serializer):
+    count = serializers.IntegerField()
+    next = serializers.URLField(allow_null=True)
+    previous = serializers.URLField(allow_null=True)
+    by_kind = serializers.DictField(child=serializers.IntegerField())
+    by_status = serializers.DictField(child=serializers.IntegerField())
+    results = FindingOutput(many=True)
+
+
 class FindingListApi(generics.ListAPIView):
     """Findings, filtered by dataset (name), kind, status, template or file; the response also
     counts the filtered findings by kind and by status."""
@@ -73,19 +85,7 @@ class FindingListApi(generics.ListAPIView):
     def get_queryset(self):
         return selectors.finding_list()
 
-    @extend_schema(
-        responses=inline_serializer(
-            name="FindingPage",
-            fields={
-                "count": serializers.IntegerField(),
-                "next": serializers.URLField(allow_null=True),
-                "previous": serializers.URLField(allow_null=True),
-                "by_kind": serializers.DictField(child=serializers.IntegerField()),
-                "by_status": serializers.DictField(child=serializers.IntegerField()),
-                "results": FindingOutput(many=True),
-            },
-        )
-    )
+    @extend_schema(responses=FindingPageOutput)
     def get(self, request, *args, **kwargs):
         findings = self.filter_queryset(self.get_queryset())
         page = self.paginate_queryset(findings)

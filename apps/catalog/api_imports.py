@@ -13,7 +13,7 @@ from drf_spectacular.utils import (
 )
 from rest_framework import serializers, status
 from rest_framework.exceptions import APIException
-from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.parsers import FormParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -21,6 +21,7 @@ from rest_framework.views import APIView
 from apps.accounts.permissions import IsResearcher
 from apps.core.api import JobOutputSerializer
 from apps.core.errors import ImportProblem, ImportRejected
+from apps.core.parsers import NulSafeMultiPartParser
 
 from .import_jobs import benchmark_files_import, benchmark_import_async
 from .importers import FORMATS, ImportFile
@@ -181,7 +182,7 @@ class BenchmarkImportApi(APIView):
     """Import benchmark files; all-or-nothing (400 lists every problem, nothing written)."""
 
     permission_classes = [IsAuthenticated, IsResearcher]
-    parser_classes = [MultiPartParser, FormParser]
+    parser_classes = [NulSafeMultiPartParser, FormParser]
 
     @extend_schema(
         operation_id="benchmark_import",

@@ -92,10 +92,17 @@ def _import_summary(job: Job) -> list[str]:
     return lines
 
 
+def _import_failed(job: Job) -> None:
+    from .import_jobs import benchmark_import_job_cleanup
+
+    benchmark_import_job_cleanup(job_id=job.pk)  # the stored upload goes with the job
+
+
 IMPORT_KIND = JobKind(
     name=IMPORT,
     label="Import benchmark files",
     task="apps.catalog.tasks.import_benchmark",
     summary=_import_summary,
     links=_import_links,
+    on_fail=_import_failed,
 )

@@ -47,7 +47,9 @@ class JobOutputSerializer(serializers.ModelSerializer):
 
     title = serializers.SerializerMethodField()
     kind_label = serializers.SerializerMethodField()
-    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    created_by = serializers.SlugRelatedField(
+        slug_field="username", read_only=True, allow_null=True
+    )
     summary = serializers.SerializerMethodField()
     links = serializers.SerializerMethodField()
     parts = serializers.SerializerMethodField()

@@ -93,7 +93,7 @@ def _debug_pages_wanted() -> bool:
 
 
 class ErrorPagesMiddleware:
-    """Last in MIDDLEWARE, so CommonMiddleware still sees a 404 to add a missing slash."""
+    """Near the end of MIDDLEWARE, so CommonMiddleware still sees a 404 to add a missing slash."""
 
     def __init__(self, get_response: View) -> None:
         self.get_response = get_response

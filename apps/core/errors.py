@@ -19,6 +19,17 @@ class ConflictError(KasautiError):
     status_code = 409
 
 
+class BrokerUnavailable(KasautiError):
+    """The task broker could not be reached: the job was failed with this reason, nothing is
+    queued (and nothing left behind); the request can be made again once the broker is up."""
+
+    status_code = 503
+
+    def __init__(self, message: str, *, job_id: int | None = None) -> None:
+        self.job_id = job_id
+        super().__init__(message)
+
+
 @dataclass(frozen=True)
 class ImportProblem:
     file: str

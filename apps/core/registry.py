@@ -59,6 +59,9 @@ class JobKind:
     resume: Callable[[Job], Any] | None = None
     # Called after core marked the job cancelled, to stop the kind's own pieces (chunks...).
     on_cancel: Callable[[Job], Any] | None = None
+    # Called after core marked the job failed (by its work, an unreachable broker or the
+    # watchdog), to fail what the job works on and remove what it stored. Must be idempotent.
+    on_fail: Callable[[Job], Any] | None = None
 
 
 _KINDS: dict[str, JobKind] = {}

@@ -1,10 +1,12 @@
 """JSON that is already JSON: a hot list can have PostgreSQL render its rows and hand the text
-through, instead of loading it into Python objects only to dump them again (P9)."""
+through, instead of loading it into Python objects only to dump them again (P9). And the
+negotiation of views whose `?format=` names a download format, not a renderer."""
 
 from __future__ import annotations
 
 import json
 
+from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.renderers import JSONRenderer
 
 
@@ -32,3 +34,15 @@ class RawJSONRenderer(JSONRenderer):
                 )
             parts.append(f"{json.dumps(str(key), ensure_ascii=self.ensure_ascii)}:{value}")
         return ("{" + ",".join(parts) + "}").encode()
+
+
+class IgnoreFormatNegotiation(BaseContentNegotiation):
+    """`?format=` names a file format (a release file, Table 3 as CSV), not a DRF renderer:
+    the view answers in its first renderer (JSON) whatever it says, instead of DRF's
+    negotiation turning `format=jsonl` into a 404."""
+
+    def select_parser(self, request, parsers):
+        return parsers[0] if parsers else None
+
+    def select_renderer(self, request, renderers, format_suffix=None):
+        return renderers[0], renderers[0].media_type

@@ -34,6 +34,15 @@ ERRORS: dict[str, tuple[str, dict[str, Any]]] = {
 }
 # Writes can also conflict with what is stored (a name taken, a release that exists...).
 WRITE_ERRORS = {"409": ("Conflicts with the current state; `detail` says how.", _DETAIL)}
+# An operation that queues a background job (it answers 202) cannot when the task broker is
+# down: the job is failed with the reason and the answer is 503 (apps.core.services.task_send).
+QUEUE_ERRORS = {
+    "503": (
+        "The task broker cannot be reached: nothing was queued (the job, if one was made, is "
+        "failed with the reason); try again once it is up.",
+        _DETAIL,
+    )
+}
 
 
 def add_error_responses(result: dict[str, Any], generator, request, public) -> dict[str, Any]:
@@ -48,6 +57,8 @@ def add_error_responses(result: dict[str, Any], generator, request, public) -> d
         for method, operation in path_item.items():
             responses = operation.setdefault("responses", {})
             errors = ERRORS | (WRITE_ERRORS if method in {"post", "put", "patch"} else {})
+            if "202" in responses:
+                errors |= QUEUE_ERRORS
             for code, (description, schema) in errors.items():
                 if code in responses:
                     continue

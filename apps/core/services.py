@@ -22,7 +22,7 @@ from django.db import InterfaceError, OperationalError, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from .errors import ConflictError, KasautiError
+from .errors import BrokerUnavailable, ConflictError, KasautiError
 from .heartbeat import (  # noqa: F401 (re-exported: the job API is apps.core.services)
     Heartbeat,
     InlineReporter,
@@ -64,22 +64,69 @@ def celery_app():
     return current_app
 
 
+def broker_url() -> str:
+    """The broker's address for messages, a password in it masked."""
+    from kombu.utils.url import maybe_sanitize_url
+
+    return maybe_sanitize_url(str(celery_app().conf.broker_url))
+
+
 def task_send(*, job_id: int, name: str, args_list: Iterable[list[Any]]) -> None:
     """Send tasks by name once the surrounding transaction commits (the worker never looks for
-    rows that are not visible yet; services never import tasks). If the broker cannot be
-    reached, the job is failed with the reason instead of the request failing."""
+    rows that are not visible yet; services never import tasks).
+
+    Fails fast when the broker cannot be reached (its connect timeout and
+    CELERY_TASK_PUBLISH_RETRY_POLICY, about 2 s in all): the job is failed with the reason
+    (its kind's `on_fail` undoes what it left behind: a stored upload, a queued run) and
+    BrokerUnavailable is raised (a 503 from the API). No result store is involved: job rows
+    hold every job's outcome, so tasks are sent with ignore_result."""
     args_list = [list(args) for args in args_list]
 
     def send() -> None:
         try:
             app = celery_app()
             for args in args_list:
-                app.send_task(name, args=args)
+                app.send_task(name, args=args, ignore_result=True)
         except Exception as exc:  # kombu raises several types for an unreachable broker
-            logger.exception("could not queue %s for job %s", name, job_id)
-            job_fail(job_id=job_id, error=f"could not reach the task broker: {exc}")
+            logger.warning("could not queue %s for job %s: %r", name, job_id, exc)
+            reason = (
+                f"could not reach the task broker at {broker_url()} ({exc}); job #{job_id} "
+                "was not queued and is marked failed: try again once the broker is up"
+            )
+            job_fail(job_id=job_id, error=reason)
+            raise BrokerUnavailable(reason, job_id=job_id) from exc
 
     transaction.on_commit(send)
+
+
+def broker_check() -> str:
+    """Whether the task broker can be reached: "ok", or why not (tried once, within the
+    connect timeout)."""
+    try:
+        with celery_app().connection_for_write() as conn:
+            conn.ensure_connection(
+                max_retries=1, interval_start=0, interval_step=0.2, interval_max=0.2
+            )
+    except Exception as exc:
+        return f"unreachable at {broker_url()}: {exc}"
+    return "ok"
+
+
+def database_check() -> str:
+    """Whether the database answers a query: "ok", or why not."""
+    from django.db import connection
+
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+    except Exception as exc:
+        return f"unreachable: {exc}".strip()
+    return "ok"
+
+
+def health_check() -> dict[str, str]:
+    """What /healthz reports: each dependency a request may need, "ok" or why not."""
+    return {"database": database_check(), "broker": broker_check()}
 
 
 def job_dispatch(*, job: Job) -> Job:
@@ -126,7 +173,9 @@ def job_succeed(*, job_id: int, result: dict[str, Any]) -> bool:
 
 
 def job_fail(*, job_id: int, error: str) -> bool:
-    """Fail an unfinished job with the reason (a finished one is left alone)."""
+    """Fail an unfinished job with the reason (a finished one is left alone), then let its
+    kind clean up (`on_fail`: what the job works on is failed too, stored files removed),
+    whoever failed it: the work, the broker, the watchdog."""
     failed = bool(
         Job.objects.filter(pk=job_id, status__in=(Job.Status.QUEUED, Job.Status.RUNNING)).update(
             status=Job.Status.FAILED, error=error, eta_seconds=None, finished_at=timezone.now()
@@ -134,6 +183,13 @@ def job_fail(*, job_id: int, error: str) -> bool:
     )
     if failed:
         logger.warning("job %s failed: %s", job_id, error)
+        job = Job.objects.get(pk=job_id)
+        kind = job_kind_get(job.kind, default=None)
+        if kind is not None and kind.on_fail is not None:
+            try:
+                kind.on_fail(job)
+            except Exception:  # the job is failed either way; say what was left
+                logger.exception("job %s: its kind's on_fail hook failed", job_id)
     return failed
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.core.paginator import Paginator
-from django.db import connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views import defaults
@@ -22,10 +21,13 @@ JOBS_PER_PAGE = 50
 
 
 def healthz(request: HttpRequest) -> JsonResponse:
-    """Liveness + database check for load balancers and docker-compose health checks."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT 1")
-    return JsonResponse({"status": "ok"})
+    """For load balancers and docker-compose health checks: the database and the task broker,
+    each "ok" or why not; 503 when one is down."""
+    checks = services.health_check()
+    healthy = all(value == "ok" for value in checks.values())
+    return JsonResponse(
+        {"status": "ok" if healthy else "unavailable", **checks}, status=200 if healthy else 503
+    )
 
 
 @require_GET

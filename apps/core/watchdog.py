@@ -13,6 +13,7 @@ from django.db import connections, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from .errors import BrokerUnavailable
 from .heartbeat import heartbeat_file_fresh
 from .models import Job
 from .services import job_fail, job_requeue
@@ -43,35 +44,41 @@ def jobs_recover(*, stale_after: timedelta | None = None, include_queued: bool =
             # file (apps/core/heartbeat.py). Checked before our transaction, which would wait
             # for that lock.
             continue
-        with transaction.atomic():
-            job = (
-                Job.objects.select_for_update(skip_locked=True).filter(Q(pk=job_id) & stale).first()
-            )
-            if job is None:
-                continue  # another watchdog has it, or it came back to life
-            seconds = int(stale_after.total_seconds())
-            if job.recoveries >= settings.KASAUTI_JOB_MAX_RECOVERIES:
-                job_fail(
-                    job_id=job.pk,
-                    error=(
-                        f"the worker running this job stopped (no heartbeat for {seconds} s) "
-                        f"{job.recoveries + 1} times; gave up. Resume it when workers are "
-                        "healthy."
-                    ),
+        try:
+            with transaction.atomic():
+                job = (
+                    Job.objects.select_for_update(skip_locked=True)
+                    .filter(Q(pk=job_id) & stale)
+                    .first()
                 )
-                outcome["failed"].append(job.pk)
-                continue
-            job.recoveries += 1
-            job.heartbeat_at = timezone.now()  # the others leave it alone for a while
-            job.save(update_fields=["recoveries", "heartbeat_at"])
-            logger.warning(
-                "job %s: no heartbeat for %s s (worker lost?); re-queued (recovery %s)",
-                job.pk,
-                seconds,
-                job.recoveries,
-            )
-            job_requeue(job=job)
-            outcome["requeued"].append(job.pk)
+                if job is None:
+                    continue  # another watchdog has it, or it came back to life
+                seconds = int(stale_after.total_seconds())
+                if job.recoveries >= settings.KASAUTI_JOB_MAX_RECOVERIES:
+                    job_fail(
+                        job_id=job.pk,
+                        error=(
+                            f"the worker running this job stopped (no heartbeat for {seconds} s) "
+                            f"{job.recoveries + 1} times; gave up. Resume it when workers are "
+                            "healthy."
+                        ),
+                    )
+                    outcome["failed"].append(job.pk)
+                    continue
+                job.recoveries += 1
+                job.heartbeat_at = timezone.now()  # the others leave it alone for a while
+                job.save(update_fields=["recoveries", "heartbeat_at"])
+                logger.warning(
+                    "job %s: no heartbeat for %s s (worker lost?); re-queued (recovery %s)",
+                    job.pk,
+                    seconds,
+                    job.recoveries,
+                )
+                job_requeue(job=job)  # sent when this transaction commits
+            outcome["requeued"].append(job_id)
+        except BrokerUnavailable:
+            # task_send failed the job with the broker's reason; the others still get theirs.
+            outcome["failed"].append(job_id)
     return outcome
 
 

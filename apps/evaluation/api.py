@@ -19,7 +19,6 @@ from drf_spectacular.utils import (
 )
 from rest_framework import serializers, status
 from rest_framework.generics import ListAPIView
-from rest_framework.parsers import MultiPartParser
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -27,6 +26,7 @@ from rest_framework.views import APIView
 
 from apps.accounts.permissions import HasRole, ResearcherOrReadOnly
 from apps.catalog.models import Dataset
+from apps.core.parsers import NulSafeMultiPartParser
 from apps.releases.models import Release
 
 from . import selectors
@@ -61,7 +61,9 @@ VALIDATION_400 = OpenApiResponse(
 
 
 class ModelEntryOutputSerializer(serializers.ModelSerializer):
-    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    created_by = serializers.SlugRelatedField(
+        slug_field="username", read_only=True, allow_null=True
+    )
 
     class Meta:
         model = ModelEntry
@@ -180,9 +182,13 @@ class PromptTemplateListApi(ListAPIView):
 
 class RunOutputSerializer(serializers.ModelSerializer):
     dataset_name = serializers.CharField(source="dataset.name")
-    release_number = serializers.IntegerField(source="release.number", default=None)
-    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
-    job_status = serializers.CharField(source="job.status", default=None)
+    release_number = serializers.IntegerField(
+        source="release.number", default=None, allow_null=True
+    )
+    created_by = serializers.SlugRelatedField(
+        slug_field="username", read_only=True, allow_null=True
+    )
+    job_status = serializers.CharField(source="job.status", default=None, allow_null=True)
     overall = serializers.SerializerMethodField()
 
     class Meta:
@@ -421,7 +427,7 @@ class PredictionImportApi(APIView):
     dataset; the run is scored at once (201). Malformed files: 400 with every problem."""
 
     permission_classes = [ResearcherOrReadOnly]
-    parser_classes = [MultiPartParser]
+    parser_classes = [NulSafeMultiPartParser]
 
     class InputSerializer(serializers.Serializer):
         file = serializers.FileField()

@@ -16,6 +16,12 @@ def _run_links(job: Job) -> list[JobLink]:
     return [JobLink("View run", reverse("evaluation:run", args=[run_id]))] if run_id else []
 
 
+def _runs_failed(job: Job) -> None:
+    from .services.runs import run_job_failed
+
+    run_job_failed(job=job)
+
+
 def _fmt(value) -> str:
     return "undefined" if value is None else f"{value:.3f}"
 
@@ -40,6 +46,7 @@ EVALUATE_KIND = JobKind(
     task="apps.evaluation.tasks.evaluate_run",
     summary=_evaluate_summary,
     links=_run_links,
+    on_fail=_runs_failed,
 )
 
 # Every kind this app registers (apps.py ready()); add new kinds here.
@@ -76,6 +83,7 @@ BIAS_KINDS = [
         task=f"apps.evaluation.tasks.{task}",
         summary=_bias_summary,
         links=_run_links,
+        on_fail=_runs_failed,
     )
     for name, label, task in [
         ("evaluate_crows", "CrowS-Pairs bias percentage", "crows_run"),

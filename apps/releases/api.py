@@ -16,7 +16,6 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.generics import ListAPIView
-from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -25,6 +24,7 @@ from rest_framework.views import APIView
 from apps.accounts.permissions import HasRole, IsResearcher
 from apps.catalog.models import Dataset
 from apps.core.api import JobOutputSerializer
+from apps.core.renderers import IgnoreFormatNegotiation
 
 from .content import content_preview
 from .models import ContentMode, FileFormat, FileKind, Release, ReleaseFile
@@ -34,6 +34,7 @@ from .services import (
     release_create,
     release_create_async,
     release_file_content_type,
+    release_file_media_types,
     release_file_name,
     release_file_path,
     sha256_digest_header,
@@ -55,7 +56,7 @@ class ReleaseFileOutputSerializer(serializers.ModelSerializer):
 
 class ReleaseOutputSerializer(serializers.ModelSerializer):
     dataset_name = serializers.CharField(source="dataset.name")
-    created_by = serializers.CharField(source="created_by.username", default=None)
+    created_by = serializers.CharField(source="created_by.username", default=None, allow_null=True)
     files = ReleaseFileOutputSerializer(many=True)
 
     class Meta:
@@ -183,17 +184,6 @@ class DatasetReleasePreviewApi(APIView):
         return Response(self.OutputSerializer(content_preview(dataset=dataset)).data)
 
 
-class IgnoreFormatNegotiation(BaseContentNegotiation):
-    """`?format=` names the file format here, not a DRF renderer: always answer errors in
-    JSON instead of letting DRF's negotiation turn `format=jsonl` into a 404."""
-
-    def select_parser(self, request, parsers):
-        return parsers[0] if parsers else None
-
-    def select_renderer(self, request, renderers, format_suffix=None):
-        return renderers[0], renderers[0].media_type
-
-
 class ReleaseFileResponse(FileResponse):
     # Larger blocks than Django's 4 KiB: fewer iterations per megabyte streamed.
     block_size = 256 * 1024
@@ -216,10 +206,14 @@ class ReleaseExportApi(APIView):
     @extend_schema(
         parameters=[InputSerializer],
         responses={
-            (200, "application/octet-stream"): OpenApiResponse(
-                OpenApiTypes.BINARY,
-                description="The file; X-Checksum-SHA256, Digest and ETag carry its sha256.",
-            ),
+            # One entry per format's media type (the writers' and the zip's own).
+            **{
+                (200, media_type): OpenApiResponse(
+                    OpenApiTypes.BINARY,
+                    description="The file; X-Checksum-SHA256, Digest and ETag carry its sha256.",
+                )
+                for media_type in release_file_media_types()
+            },
             304: OpenApiResponse(description="If-None-Match matched the ETag."),
             404: ErrorSerializer,
         },

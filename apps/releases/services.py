@@ -80,6 +80,13 @@ def release_file_content_type(*, release_file: ReleaseFile) -> str:
     return writer.content_type if writer else CONTENT_TYPES[release_file.format]
 
 
+def release_file_media_types() -> list[str]:
+    """The media types release files are served with (parameters such as charset left out),
+    for the API schema."""
+    types = [writer.content_type for writer in WRITERS.values()] + list(CONTENT_TYPES.values())
+    return list(dict.fromkeys(t.split(";")[0].strip() for t in types))
+
+
 def sha256_digest_header(hex_digest: str) -> str:
     """RFC 3230 Digest header value."""
     return "sha-256=" + base64.b64encode(bytes.fromhex(hex_digest)).decode("ascii")

@@ -166,7 +166,7 @@ class TranslatedStringListApi(generics.ListAPIView):
 
 
 class CorrectionRevisionOutput(serializers.ModelSerializer):
-    author = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    author = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
 
     class Meta:
         model = CorrectionRevision
@@ -175,13 +175,13 @@ class CorrectionRevisionOutput(serializers.ModelSerializer):
 
 class CorrectionItemOutput(serializers.ModelSerializer):
     source_text = serializers.CharField(
-        source="translated_string.source_text", default=None, read_only=True
+        source="translated_string.source_text", default=None, read_only=True, allow_null=True
     )
     translation = serializers.CharField(
-        source="translated_string.translation", default=None, read_only=True
+        source="translated_string.translation", default=None, read_only=True, allow_null=True
     )
     similarity = serializers.FloatField(
-        source="translated_string.similarity", default=None, read_only=True
+        source="translated_string.similarity", default=None, read_only=True, allow_null=True
     )
     revisions = CorrectionRevisionOutput(many=True, read_only=True)
 

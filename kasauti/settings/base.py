@@ -50,6 +50,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # A NUL character anywhere in a request is a 400 naming where, before any view runs.
+    "apps.core.middleware.NulGuardMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -58,6 +60,9 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # The app's own 404/405/500 pages, also with DEBUG on (apps/core/error_pages.py).
     "apps.core.error_pages.ErrorPagesMiddleware",
+    # After the error pages, so it sees a broker failure first (process_exception runs
+    # bottom-up). A page that queues a job answers 503 with the reason when the task broker is down.
+    "apps.core.middleware.BrokerUnavailableMiddleware",
 ]
 # With DEBUG on (`make run`) error pages are still the app's own; set this to see Django's
 # debug pages (tracebacks, URL lists) instead. A 500's traceback is in the log either way.
@@ -148,11 +153,12 @@ REST_FRAMEWORK = {
         "apps.accounts.authentication.TokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    # JSON bodies with a NUL character are a 400 at the boundary (apps/core/parsers.py).
+    # NUL characters are refused by apps.core.middleware.NulGuardMiddleware; multipart fields,
+    # which it leaves unread, by this parser (apps/core/parsers.py).
     "DEFAULT_PARSER_CLASSES": [
-        "apps.core.parsers.NulSafeJSONParser",
+        "rest_framework.parsers.JSONParser",
         "rest_framework.parsers.FormParser",
-        "rest_framework.parsers.MultiPartParser",
+        "apps.core.parsers.NulSafeMultiPartParser",
     ],
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_PAGINATION_CLASS": "apps.core.pagination.BoundedLimitOffsetPagination",
@@ -224,6 +230,17 @@ CELERY_RESULT_BACKEND = os.environ.get(
     "CELERY_RESULT_BACKEND",
     f"file://{VAR_DIR / 'results'}" if CELERY_BROKER_URL.startswith("filesystem") else None,
 )
+# An unreachable broker fails the request fast (apps.core.services.task_send): each connect
+# attempt gives up after KASAUTI_BROKER_CONNECT_TIMEOUT seconds and a message is tried twice,
+# about 2 s in all, instead of kombu's default retries (the request used to hang ~19 s).
+KASAUTI_BROKER_CONNECT_TIMEOUT = float(os.environ.get("KASAUTI_BROKER_CONNECT_TIMEOUT", "0.8"))
+CELERY_BROKER_CONNECTION_TIMEOUT = KASAUTI_BROKER_CONNECT_TIMEOUT
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 1,
+    "interval_start": 0,
+    "interval_step": 0.2,
+    "interval_max": 0.2,
+}
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
@@ -288,6 +305,7 @@ if not CELERY_BROKER_URL.startswith("filesystem"):
         # kombu sweeps for expired messages every interval x throttle seconds (default 100 s).
         "unacked_restore_interval": int(os.environ.get("KASAUTI_BROKER_RESTORE_INTERVAL", "10")),
         "unacked_restore_throttle": 1,
+        "socket_connect_timeout": KASAUTI_BROKER_CONNECT_TIMEOUT,
     }
 # Distinct OpenAPI enum names for the translation choice sets ("source", "status" clash).
 SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"] = {

@@ -3,7 +3,7 @@
 import os
 
 from .base import *  # noqa: F403
-from .base import VAR_DIR
+from .base import KASAUTI_BROKER_CONNECT_TIMEOUT, VAR_DIR
 
 DEBUG = False
 SECRET_KEY = "kasauti-test-key"
@@ -28,6 +28,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": int(os.environ.get("KASAUTI_BROKER_VISIBILITY_TIMEOUT", "3600")),
     "unacked_restore_interval": int(os.environ.get("KASAUTI_BROKER_RESTORE_INTERVAL", "10")),
     "unacked_restore_throttle": 1,
+    "socket_connect_timeout": KASAUTI_BROKER_CONNECT_TIMEOUT,
 }
 CELERY_RESULT_BACKEND = CELERY_BROKER_URL
 MEDIA_ROOT = VAR_DIR / "test-media"

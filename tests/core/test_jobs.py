@@ -12,7 +12,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from apps.core import services
-from apps.core.errors import ConflictError, KasautiError
+from apps.core.errors import BrokerUnavailable, ConflictError, KasautiError
 from apps.core.heartbeat import Heartbeat, JobCancelled
 from apps.core.models import Job
 from apps.core.registry import JobKind, job_kind_get, job_kind_register, job_kinds
@@ -45,7 +45,12 @@ def test_unreachable_broker_fails_the_job_with_the_reason(
     unreachable.conf.broker_connection_max_retries = 0
     unreachable.conf.broker_transport_options = {"max_retries": 0}
     monkeypatch.setattr(services, "celery_app", lambda: unreachable)
-    with django_capture_on_commit_callbacks(execute=True), transaction.atomic():
+    # The request that queued it is told (BrokerUnavailable: a 503 from the API).
+    with (
+        pytest.raises(BrokerUnavailable, match="could not reach the task broker"),
+        django_capture_on_commit_callbacks(execute=True),
+        transaction.atomic(),
+    ):
         job = _job()
         job_dispatch(job=job)
         assert Job.objects.get(pk=job.pk).status == "queued"  # nothing sent before commit

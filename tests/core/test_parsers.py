@@ -1,24 +1,24 @@
-"""A NUL character in a JSON body is a 400 naming where it is, never a database error."""
+"""NUL characters are refused by one guard (apps/core/middleware.py); multipart fields by the
+API's multipart parser with the same check. Request-level tests: tests/hardening/test_nul.py."""
 
 import pytest
 
-from apps.core.parsers import _find_nul
+from apps.core.middleware import nul_errors, nul_find
 
 
-def test_find_nul_names_the_path():
-    assert _find_nul({"name": "ok", "components": ["a", "b\x00c"]}, "") == "components[1]"
-    assert _find_nul({"a": {"b\x00": 1}}, "") == "a.b\x00"
-    assert _find_nul("x\x00", "") == ""
-    assert _find_nul({"name": "नमस्ते", "n": 3, "flags": [True, None]}, "") is None
+def test_nul_find_names_the_path():
+    assert nul_find({"name": "ok", "components": ["a", "b\x00c"]}) == "components[1]"
+    assert nul_find({"a": {"b\x00": 1}}) == "a.b\\x00"
+    assert nul_find("x\x00") == ""
+    assert nul_find({"name": "नमस्ते", "n": 3, "flags": [True, None]}) is None
 
 
-@pytest.mark.django_db
-def test_nul_in_a_lookup_is_a_400(researcher_client):
-    response = researcher_client.post(
-        "/api/categories/", {"name": "x", "components": ["\x00v3"]}, format="json"
-    )
-    assert response.status_code == 400
-    assert "components[0]" in response.json()["detail"]
+def test_nul_errors_name_the_top_level_field():
+    assert nul_errors("components[1]") == {
+        "components": ["components[1]: text may not contain the NUL character (U+0000)"]
+    }
+    assert list(nul_errors("")) == ["detail"]
+    assert list(nul_errors("a.b\\x00")) == ["a"]
 
 
 @pytest.mark.django_db

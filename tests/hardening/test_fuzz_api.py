@@ -152,9 +152,93 @@ def demo_catalog(db):
     demo_load()
 
 
+@pytest.fixture
+def rare_states(demo_catalog, researcher, settings, tmp_path):
+    """Rows in the states random requests rarely produce, so that the responses that show
+    them are checked against the schema too: a run with no release, job or creator (null
+    fields), a job nobody started by hand, findings to page through, a Table 3 (a list), and
+    a release made by no one (a command) with its files (one download per format, each with
+    its own media type)."""
+    from apps.catalog.models import Dataset, Finding
+    from apps.catalog.services import dataset_instantiate
+    from apps.core.services import job_create
+    from apps.evaluation.models import EvaluationRun, RunKind
+    from apps.releases.models import ContentMode
+    from apps.releases.services import release_create
+
+    settings.MEDIA_ROOT = tmp_path / "media"
+    dataset = Dataset.objects.order_by("pk").first()
+    dataset_instantiate(dataset=dataset)
+    release = release_create(dataset=dataset, content=ContentMode.AS_PUBLISHED)
+    run = EvaluationRun.objects.create(
+        kind=RunKind.IMPORTED, dataset=dataset, model_label="made elsewhere"
+    )
+    job = job_create(kind="instantiate", params={"dataset_id": dataset.pk}, title="by cron")
+    for index in range(3):
+        Finding.objects.create(
+            dataset=dataset, file="demo.csv", line=index + 2, kind="likely-mislabel", message="x"
+        )
+    template = dataset.templates.order_by("pk").first()
+    return {
+        "dataset": dataset.pk,
+        "release": release.pk,
+        "run": run.pk,
+        "job": job.pk,
+        "template": template.pk,
+        "formats": sorted(release.files.values_list("format", flat=True).distinct()),
+    }
+
+
+def rare_state_cases(states: dict) -> list[tuple[str, str, dict, dict]]:
+    """(path, method, path parameters, query) reaching each rare state."""
+    cases = [
+        ("/api/evaluation/runs/", "GET", {}, {}),
+        ("/api/evaluation/runs/{id}/", "GET", {"id": states["run"]}, {}),
+        ("/api/jobs/", "GET", {}, {}),
+        ("/api/jobs/{id}/", "GET", {"id": states["job"]}, {}),
+        ("/api/templates/{id}/", "GET", {"id": states["template"]}, {}),
+        ("/api/releases/", "GET", {}, {}),
+        ("/api/releases/{id}/", "GET", {"id": states["release"]}, {}),
+        ("/api/findings/", "GET", {}, {"limit": 2}),
+        ("/api/findings/", "GET", {}, {"limit": 2, "offset": 2}),
+        ("/api/annotation/datasets/{id}/table3/", "GET", {"id": states["dataset"]}, {}),
+        (
+            "/api/annotation/datasets/{id}/table3/",
+            "GET",
+            {"id": states["dataset"]},
+            {"format": "csv"},
+        ),
+    ]
+    cases += [
+        ("/api/releases/{id}/export/", "GET", {"id": states["release"]}, {"format": fmt})
+        for fmt in states["formats"]
+    ]
+    return cases
+
+
+def test_the_schema_holds_in_states_random_requests_rarely_reach(openapi, rare_states, researcher):
+    """Each response that shows a rare state, checked with the fuzz run's checks."""
+    from schemathesis.core.failures import FailureGroup
+
+    schema = schemathesis.openapi.from_dict(openapi)
+    schema.app = get_wsgi_application()
+    headers = {"Authorization": f"Token {Token.objects.get(user=researcher).key}"}
+    assert len(rare_states["formats"]) >= 3, rare_states  # jsonl, csv, parquet at least
+    problems = []
+    for path, method, path_parameters, query in rare_state_cases(rare_states):
+        case = schema[path][method].Case(path_parameters=path_parameters, query=query)
+        response = case.call(headers=headers)
+        assert response.status_code == 200, (path, query, response.status_code)
+        try:
+            case.validate_response(response, checks=CHECKS, headers=headers)
+        except FailureGroup as group:
+            problems += [f"{path} {query}: {failure.title}" for failure in group.exceptions]
+    assert not problems, "\n".join(problems)
+
+
 @pytest.mark.parametrize("persona", ["researcher", "annotator"])
 def test_schemathesis_finds_no_5xx_and_no_schema_violations(
-    request, openapi, demo_catalog, persona
+    request, openapi, demo_catalog, rare_states, persona
 ):
     user = request.getfixturevalue(persona)
     token = Token.objects.get(user=user).key

@@ -295,6 +295,19 @@ def _stopped(run: EvaluationRun, reason: str) -> None:
     )
 
 
+def run_job_failed(*, job) -> int:
+    """The runs of a job that core failed (its `on_fail`: the broker was unreachable, the
+    watchdog gave up...) stop being queued or running: failed, or partial when some items
+    were scored. Runs already stopped keep their status."""
+    stopped = 0
+    for run in EvaluationRun.objects.filter(
+        job=job, status__in=(RunStatus.QUEUED, RunStatus.RUNNING)
+    ):
+        _stopped(run, job.error or "the job failed")
+        stopped += 1
+    return stopped
+
+
 def _execute(*, run: EvaluationRun, progress: Progress) -> dict[str, Any]:
     if run.model is None:
         raise EvaluationInputError(f"run {run.pk} has no model to score with")
