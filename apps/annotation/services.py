@@ -564,7 +564,9 @@ def _version_approve(*, version_id: int, requested_by) -> None:
         kind=INSTANTIATE, status=Job.Status.QUEUED, params__dataset_id=dataset.pk
     ).exists():
         return
-    dataset_instantiate_async(dataset=dataset, requested_by=requested_by)
+    # The judgement is saved whatever the broker says: a broker that is down fails this job (the
+    # release form lists the version as not instantiated, with the job), not the submission.
+    dataset_instantiate_async(dataset=dataset, requested_by=requested_by, raise_unqueued=False)
 
 
 # --- adjudication ---------------------------------------------------------------------------

@@ -580,8 +580,9 @@ def dataset_instantiate(
     }
 
 
-def dataset_instantiate_async(*, dataset: Dataset, requested_by=None):
-    """Queue an instantiation job; the worker picks it up after this transaction commits."""
+def dataset_instantiate_async(*, dataset: Dataset, requested_by=None, raise_unqueued: bool = True):
+    """Queue an instantiation job; the worker picks it up after this transaction commits.
+    `raise_unqueued`: see apps.core.services.task_send."""
     from apps.core.services import job_create, job_dispatch
 
     from .jobs import INSTANTIATE
@@ -594,7 +595,7 @@ def dataset_instantiate_async(*, dataset: Dataset, requested_by=None):
             unit="instances",
             created_by=requested_by,
         )
-        return job_dispatch(job=job)
+        return job_dispatch(job=job, raise_unqueued=raise_unqueued)
 
 
 # --- findings --------------------------------------------------------------------------------

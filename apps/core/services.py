@@ -71,7 +71,9 @@ def broker_url() -> str:
     return maybe_sanitize_url(str(celery_app().conf.broker_url))
 
 
-def task_send(*, job_id: int, name: str, args_list: Iterable[list[Any]]) -> None:
+def task_send(
+    *, job_id: int, name: str, args_list: Iterable[list[Any]], raise_unqueued: bool = True
+) -> None:
     """Send tasks by name once the surrounding transaction commits (the worker never looks for
     rows that are not visible yet; services never import tasks).
 
@@ -79,7 +81,9 @@ def task_send(*, job_id: int, name: str, args_list: Iterable[list[Any]]) -> None
     CELERY_TASK_PUBLISH_RETRY_POLICY, about 2 s in all): the job is failed with the reason
     (its kind's `on_fail` undoes what it left behind: a stored upload, a queued run) and
     BrokerUnavailable is raised (a 503 from the API). No result store is involved: job rows
-    hold every job's outcome, so tasks are sent with ignore_result."""
+    hold every job's outcome, so tasks are sent with ignore_result. `raise_unqueued=False` is
+    for a job queued as a side effect of another request (an approval that instantiates): that
+    request succeeded, and the failed job tells the researcher."""
     args_list = [list(args) for args in args_list]
 
     def send() -> None:
@@ -94,7 +98,8 @@ def task_send(*, job_id: int, name: str, args_list: Iterable[list[Any]]) -> None
                 "was not queued and is marked failed: try again once the broker is up"
             )
             job_fail(job_id=job_id, error=reason)
-            raise BrokerUnavailable(reason, job_id=job_id) from exc
+            if raise_unqueued:
+                raise BrokerUnavailable(reason, job_id=job_id) from exc
 
     transaction.on_commit(send)
 
@@ -129,9 +134,14 @@ def health_check() -> dict[str, str]:
     return {"database": database_check(), "broker": broker_check()}
 
 
-def job_dispatch(*, job: Job) -> Job:
+def job_dispatch(*, job: Job, raise_unqueued: bool = True) -> Job:
     """Queue the job's task (its kind's `task`, called with the job id) after commit."""
-    task_send(job_id=job.pk, name=job_kind_get(job.kind).task, args_list=[[job.pk]])
+    task_send(
+        job_id=job.pk,
+        name=job_kind_get(job.kind).task,
+        args_list=[[job.pk]],
+        raise_unqueued=raise_unqueued,
+    )
     return job
 
 

@@ -60,8 +60,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # The app's own 404/405/500 pages, also with DEBUG on (apps/core/error_pages.py).
     "apps.core.error_pages.ErrorPagesMiddleware",
-    # After the error pages, so it sees a broker failure first (process_exception runs
-    # bottom-up). A page that queues a job answers 503 with the reason when the task broker is down.
+    # A page that queues a job answers 503 with the reason when the task broker is down. After
+    # the error pages, so it sees that failure first (process_exception runs bottom-up).
     "apps.core.middleware.BrokerUnavailableMiddleware",
 ]
 # With DEBUG on (`make run`) error pages are still the app's own; set this to see Django's
