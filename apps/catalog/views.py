@@ -3,20 +3,22 @@ render; every rule lives in the services and selectors."""
 
 from __future__ import annotations
 
+from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from apps.accounts.decorators import researcher_required, role_required
 from apps.accounts.roles import is_researcher
-from apps.core.errors import ImportRejected
+from apps.core.errors import ImportRejected, KasautiError
 
 from . import page_selectors
 from .forms import BenchmarkImportForm, InstanceFilterForm
 from .import_jobs import benchmark_files_import
 from .importers import ImportFile, ImportReport
 from .models import LANGUAGE_NAMES, Dataset, Finding, Template
-from .services import dataset_instantiate_async
+from .services import dataset_instantiate_async, finding_kind_status_set, finding_status_set
 
 
 @require_GET
@@ -85,8 +87,64 @@ def dataset_findings(request: HttpRequest, pk: int) -> HttpResponse:
             "status": status,
             "statuses": Finding.Status.values,
             "query": query.urlencode(),
+            "can_review": is_researcher(request.user),
         },
     )
+
+
+def _back_to_findings(request: HttpRequest, dataset: Dataset) -> HttpResponse:
+    """Back to the findings page the form was on (its filters and page number kept)."""
+    url = reverse("web:findings", args=[dataset.pk])
+    query = request.POST.get("back", "")
+    return redirect(f"{url}?{query}" if query else url)
+
+
+@require_POST
+@researcher_required
+def finding_review(request: HttpRequest, pk: int, finding_pk: int) -> HttpResponse:
+    """Accept, resolve or reopen one finding, with a note (kept in its history)."""
+    dataset = get_object_or_404(Dataset, pk=pk)
+    finding = get_object_or_404(Finding, pk=finding_pk, dataset=dataset)
+    status = request.POST.get("status", "")
+    try:
+        finding_status_set(
+            finding=finding,
+            status=status,
+            note=request.POST.get("note", ""),
+            reviewed_by=request.user,
+        )
+    except KasautiError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, f"Finding {finding.pk} ({finding.kind}) is {status}.")
+    return _back_to_findings(request, dataset)
+
+
+@require_POST
+@researcher_required
+def finding_kind_review(request: HttpRequest, pk: int) -> HttpResponse:
+    """Accept or resolve every open finding of one kind, with one note for them all."""
+    dataset = get_object_or_404(Dataset, pk=pk)
+    kind = request.POST.get("kind", "")
+    status = request.POST.get("status", "")
+    try:
+        changed = finding_kind_status_set(
+            dataset=dataset,
+            kind=kind,
+            status=status,
+            note=request.POST.get("note", ""),
+            reviewed_by=request.user,
+        )
+    except KasautiError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(
+            request,
+            f"{changed} open {kind} finding{'' if changed == 1 else 's'} marked {status}."
+            if changed
+            else f"No open {kind} findings: nothing changed.",
+        )
+    return _back_to_findings(request, dataset)
 
 
 @require_http_methods(["GET", "POST"])
