@@ -27,7 +27,7 @@ from apps.catalog.services import instantiation_pending
 from apps.core.errors import ConflictError, KasautiError, NotReleasedError
 from apps.core.models import Job
 
-from .content import content_facts, live_instances
+from .content import content_facts, kind_rows, kinds_without_rows, live_instances
 from .instance_lines import release_instance_line_batches
 from .models import (
     TABLE_KINDS,
@@ -142,6 +142,8 @@ def _files_write(
     total = sum(counts.get(key, 0) for key in ("total", "sentence_pairs", "tuples", "context_sets"))
     done = 0
     for kind in TABLE_KINDS:  # the published layout is written by apps.releases.published
+        if not kind_rows(counts, kind):
+            continue  # a kind the release holds none of gets no (empty) files
         with ExitStack() as stack:
             sinks: dict[str, HashingFile] = {}
             writers = {}
@@ -403,6 +405,8 @@ def release_summary(*, release: Release) -> dict[str, Any]:
         "created_at": release.created_at.isoformat(),
         "counts": release.counts,
         "content": release.content,
+        # The kinds it holds none of: no files are written for them.
+        "empty_kinds": kinds_without_rows(release.counts),
         "files": [
             {
                 "kind": f.kind,
