@@ -128,8 +128,9 @@ def _template_metadata(*, dataset_id: int) -> dict[int, dict[str, Any]]:
     versions at most, against hundreds of thousands of instances."""
     return {
         version_id: {
-            # BBQ writes the string "None" for a missing subcategory / version.
-            "subcategory": subcategory or "None",
+            # A missing subcategory is empty, not BBQ's string "None" (apps.releases.
+            # instance_lines says the same in SQL); BBQ's "None" version is kept.
+            "subcategory": subcategory or "",
             "stereotyped_groups": groups,
             "version": variant or "None",
             "source": source,

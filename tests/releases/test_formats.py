@@ -89,7 +89,9 @@ def test_jsonl_is_bbq_shaped_and_keeps_native_scripts(dataset):
     assert {r["additional_metadata"]["version"] for r in english} == {"a"}
     assert {r["question_index"] for r in english} == {"7"}
     bengali = [r for r in rows if r["language"] == "bn"]
-    assert {r["additional_metadata"]["subcategory"] for r in bengali} == {"None"}
+    # No subcategory: empty, not the string "None" (in every format: the test above).
+    assert {r["additional_metadata"]["subcategory"] for r in bengali} == {""}
+    assert '"subcategory": "None"' not in text
     assert {r["additional_metadata"]["version"] for r in bengali} == {"None"}
     tamil = [r for r in rows if r["language"] == "ta"]
     assert {r["additional_metadata"]["version"] for r in tamil} == {"b"}
