@@ -157,6 +157,10 @@ def test_export_rejects_unknown_format_and_release(annotator_client, release):
     assert annotator_client.get(url, {"kind": "votes"}).status_code == 400
     missing = reverse("release-export", args=[999999]) + "?format=jsonl"
     assert annotator_client.get(missing).status_code == 404
+    # The reviewed release holds no sentence pairs, so it has no files for them.
+    empty = annotator_client.get(url, {"kind": "sentence_pairs", "format": "csv"})
+    assert empty.status_code == 404
+    assert empty.json()["detail"].startswith("release 1 holds no sentence_pairs")
 
 
 def test_dataset_export_is_refused_for_researchers_with_409(researcher_client, dataset):
