@@ -26,9 +26,8 @@ from apps.accounts.permissions import HasRole, IsResearcher
 from apps.catalog.models import Dataset
 from apps.core.api import JobOutputSerializer
 
-from .content import content_preview
+from .content import content_preview, kinds_without_rows
 from .models import ContentMode, FileFormat, FileKind, Release, ReleaseFile
-from .content import kinds_without_rows
 from .selectors import ReleaseFilter, release_file_get, release_get, release_list
 from .services import (
     dataset_export_refuse,
