@@ -322,7 +322,15 @@ def release_create(
             latest = dataset.releases.order_by("-number").first()
             if latest is not None and latest.fingerprint == fingerprint:
                 # Identical to the latest release (a double click, concurrent requests: the
-                # lock above serialises them): that release is the answer, not a copy.
+                # lock above serialises them): that release is the answer, not a copy; but a
+                # request whose notes it does not carry is told so, not silently answered.
+                if notes.strip() and notes.strip() != latest.notes.strip():
+                    raise ConflictError(
+                        f"dataset {dataset.name!r} has not changed since release "
+                        f"{latest.number} (notes: {latest.notes!r}), so no release was made "
+                        f"and the notes {notes!r} were not kept: a release freezes new content, "
+                        "it is not a copy with other notes"
+                    )
                 latest.reused = True
                 return latest
             number = (latest.number if latest else 0) + 1

@@ -56,6 +56,11 @@ def test_researcher_creates_releases(researcher_client, researcher, dataset):
     # The same request again: nothing changed, so the latest release is returned (200).
     again = researcher_client.post(url, {}, format="json")
     assert again.status_code == 200 and again.json()["id"] == body["id"]
+    # Other notes on unchanged content: a clear conflict, not the old release with its notes.
+    other = researcher_client.post(url, {"notes": "दूसरा"}, format="json")
+    assert other.status_code == 409
+    assert "has not changed since release 1" in other.json()["detail"]
+    assert "'दूसरा' were not kept" in other.json()["detail"]
 
 
 def test_nothing_to_release_is_a_clear_error(researcher_client):
