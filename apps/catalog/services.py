@@ -115,9 +115,11 @@ def unknown_expression_create(*, language: str, text: str) -> UnknownExpression:
     return expression
 
 
-def dataset_get_or_create(*, name: str, created_by=None) -> Dataset:
-    dataset, _ = Dataset.objects.get_or_create(name=name, defaults={"created_by": created_by})
-    return dataset
+def dataset_get_or_create(*, name: str, created_by=None) -> tuple[Dataset, bool]:
+    """The dataset of that name, and whether this call created it. Of parallel calls for a new
+    name exactly one creates it: the unique name makes the others' INSERT wait for it and fail,
+    and they read its row (get_or_create's savepoint), so only one is told it created it."""
+    return Dataset.objects.get_or_create(name=name, defaults={"created_by": created_by})
 
 
 def category_get_or_create(*, name: str) -> Category:
