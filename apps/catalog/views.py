@@ -15,7 +15,7 @@ from apps.core.errors import ImportRejected, KasautiError
 
 from . import page_selectors
 from .forms import BenchmarkImportForm, InstanceFilterForm
-from .import_jobs import benchmark_files_import
+from .import_jobs import benchmark_files_import, benchmark_import_async, import_work_measure
 from .importers import ImportFile, ImportReport
 from .models import LANGUAGE_NAMES, Dataset, Finding, Template
 from .services import dataset_instantiate_async, finding_kind_status_set, finding_status_set
@@ -164,8 +164,22 @@ def benchmark_import_page(request: HttpRequest) -> HttpResponse:
     if not form.is_valid():
         return render(request, "catalog/import.html", context, status=400)
     values = form.cleaned_data
-    files = [ImportFile(name=upload.name, data=upload.read()) for upload in uploads]
     try:
+        # Decided as the API decides: by what parsing will cost (a workbook's unpacked size
+        # and declared cells), read before parsing; a large upload becomes a job.
+        if not import_work_measure(uploads=uploads).inline:
+            job = benchmark_import_async(
+                dataset_name=values["dataset"],
+                fmt=values["format"],
+                uploads=uploads,
+                created_by=request.user,
+                language=values["language"] or "en",
+                category=values["category"],
+                seed=values["seed"] or 0,
+                strict=values["strict"],
+            )
+            return redirect("jobs:detail", pk=job.pk)
+        files = [ImportFile(name=upload.name, data=upload.read()) for upload in uploads]
         report = benchmark_files_import(
             dataset_name=values["dataset"],
             fmt=values["format"],
