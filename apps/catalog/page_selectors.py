@@ -353,11 +353,14 @@ class DifferenceGroup:
     shown: list  # the first differences of the group (apps.catalog.compare.Difference)
 
 
-def difference_groups(*, report, shown: int = 25) -> list[DifferenceGroup]:
-    """The reproduction report's differences grouped by reason and field, largest first, with
-    the first few of each group (a full list can run to tens of thousands of rows)."""
+def difference_groups(
+    *, report, shown: int = 25, rewordings: bool = False
+) -> list[DifferenceGroup]:
+    """The reproduction report's differences (or, with `rewordings`, the fields counted as
+    matched though worded differently) grouped by reason and field, largest first, with the
+    first few of each group (a full list can run to tens of thousands of rows)."""
     groups: dict[tuple[str, str], DifferenceGroup] = {}
-    for difference in report.differences:
+    for difference in report.rewordings if rewordings else report.mismatches:
         key = (difference.reason, difference.field)
         group = groups.get(key)
         if group is None:

@@ -271,6 +271,9 @@ def dataset_compare_published(request: HttpRequest, pk: int) -> HttpResponse:
                 context["report"] = report
                 context["files"] = [upload.name for upload in uploads]
                 context["groups"] = page_selectors.difference_groups(report=report)
+                context["reworded"] = page_selectors.difference_groups(
+                    report=report, rewordings=True
+                )
     elif request.method != "GET":
         return HttpResponse(status=405)
     return render(request, "catalog/compare_published.html", context)
