@@ -6,26 +6,65 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('catalog', '0008_context_sentence_review'),
+        ("catalog", "0008_context_sentence_review"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='FindingReview',
+            name="FindingReview",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('from_status', models.CharField(choices=[('open', 'open'), ('accepted', 'accepted'), ('resolved', 'resolved')], max_length=10)),
-                ('to_status', models.CharField(choices=[('open', 'open'), ('accepted', 'accepted'), ('resolved', 'resolved')], max_length=10)),
-                ('note', models.TextField(blank=True)),
-                ('reviewed_at', models.DateTimeField(auto_now_add=True)),
-                ('finding', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='reviews', to='catalog.finding')),
-                ('reviewed_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "from_status",
+                    models.CharField(
+                        choices=[
+                            ("open", "open"),
+                            ("accepted", "accepted"),
+                            ("resolved", "resolved"),
+                        ],
+                        max_length=10,
+                    ),
+                ),
+                (
+                    "to_status",
+                    models.CharField(
+                        choices=[
+                            ("open", "open"),
+                            ("accepted", "accepted"),
+                            ("resolved", "resolved"),
+                        ],
+                        max_length=10,
+                    ),
+                ),
+                ("note", models.TextField(blank=True)),
+                ("reviewed_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "finding",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="reviews",
+                        to="catalog.finding",
+                    ),
+                ),
+                (
+                    "reviewed_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['finding', 'reviewed_at', 'id'],
+                "ordering": ["finding", "reviewed_at", "id"],
             },
         ),
     ]
