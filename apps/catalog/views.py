@@ -3,8 +3,10 @@ render; every rule lives in the services and selectors."""
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -95,7 +97,9 @@ def dataset_findings(request: HttpRequest, pk: int) -> HttpResponse:
 def _back_to_findings(request: HttpRequest, dataset: Dataset) -> HttpResponse:
     """Back to the findings page the form was on (its filters and page number kept)."""
     url = reverse("web:findings", args=[dataset.pk])
-    query = request.POST.get("back", "")
+    # Rebuilt from the page's own parameters, never passed through as sent.
+    sent = QueryDict(request.POST.get("back", ""))
+    query = urlencode({k: sent[k] for k in ("kind", "status", "page") if sent.get(k)})
     return redirect(f"{url}?{query}" if query else url)
 
 

@@ -329,3 +329,39 @@ def test_reviews_keep_a_history_with_who_when_and_note(researcher_client, resear
     )
     listed = researcher_client.get("/api/findings/", {"dataset": "casa", "status": "accepted"})
     assert all(len(f["history"]) == 1 for f in listed.json()["results"])
+
+
+def test_findings_page_review_views(researcher, annotator) -> None:
+    from django.test import Client
+
+    benchmark_import(dataset_name="casa", fmt="indicasa", files=[casa_file()])
+    dataset = Dataset.objects.get(name="casa")
+    finding = Finding.objects.filter(dataset=dataset).first()
+    url = f"/datasets/{dataset.pk}/findings/{finding.pk}/review/"
+    client = Client()
+    client.force_login(annotator)
+    assert client.post(url, {"status": "accepted"}).status_code == 403
+    client.force_login(researcher)
+    # The way back keeps only the page's own parameters.
+    response = client.post(
+        url, {"status": "gone", "back": "kind=x&status=open&next=//evil.example\r\nX: y"}
+    )
+    assert response.status_code == 302
+    assert response.url == f"/datasets/{dataset.pk}/findings/?kind=x&status=open"
+    finding.refresh_from_db()
+    assert finding.status == "open" and not finding.reviews.exists()
+    page = client.get(response.url)
+    assert "unknown finding status &#x27;gone&#x27;" in page.content.decode()
+    other = Dataset.objects.create(name="other")
+    assert (
+        client.post(
+            f"/datasets/{other.pk}/findings/{finding.pk}/review/", {"status": "accepted"}
+        ).status_code
+        == 404
+    )
+    response = client.post(
+        f"/datasets/{dataset.pk}/findings/review-kind/",
+        {"kind": "score-out-of-range", "status": "resolved", "note": "fixed upstream"},
+    )
+    assert response.status_code == 302
+    assert dataset.findings.filter(kind="score-out-of-range", status="resolved").count() == 3
