@@ -1,5 +1,6 @@
 """GET api/findings/: the defects of published data that imports kept, with counts by kind;
-PATCH api/findings/<id>/: mark one reviewed (accepted / resolved) or open again."""
+PATCH api/findings/<id>/: mark one reviewed (accepted / resolved) or open again, with a note;
+each change is kept in the finding's history (who, when, from, to, note)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,15 @@ from rest_framework.response import Response
 from apps.accounts.permissions import ResearcherOrReadOnly
 
 from . import selectors, services
-from .models import Finding
+from .models import Finding, FindingReview
+
+
+class FindingReviewOutput(serializers.ModelSerializer):
+    reviewed_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+
+    class Meta:
+        model = FindingReview
+        fields = ["from_status", "to_status", "note", "reviewed_by", "reviewed_at"]
 
 
 class FindingOutput(serializers.ModelSerializer):
@@ -18,6 +27,9 @@ class FindingOutput(serializers.ModelSerializer):
     template = serializers.SerializerMethodField(help_text="Template external id, if any.")
     template_version = serializers.SerializerMethodField(help_text="Version number, if any.")
     concerns = serializers.SerializerMethodField(help_text="What the finding is attached to.")
+    history = FindingReviewOutput(
+        source="reviews", many=True, read_only=True, help_text="Each review, oldest first."
+    )
 
     class Meta:
         model = Finding
@@ -37,6 +49,7 @@ class FindingOutput(serializers.ModelSerializer):
             "sentence_pair",
             "context_sentence",
             "created_at",
+            "history",
         ]
 
     def get_template(self, finding: Finding) -> str | None:
@@ -98,6 +111,7 @@ class FindingListApi(generics.ListAPIView):
 class FindingDetailApi(generics.RetrieveAPIView):
     class InputSerializer(serializers.Serializer):
         status = serializers.ChoiceField(choices=Finding.Status.choices)
+        note = serializers.CharField(required=False, allow_blank=True, max_length=2000)
 
     permission_classes = [ResearcherOrReadOnly]
     serializer_class = FindingOutput
@@ -110,5 +124,10 @@ class FindingDetailApi(generics.RetrieveAPIView):
         finding = self.get_object()
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        services.finding_status_set(finding=finding, status=data.validated_data["status"])
-        return Response(FindingOutput(finding).data)
+        services.finding_status_set(
+            finding=finding,
+            status=data.validated_data["status"],
+            note=data.validated_data.get("note", ""),
+            reviewed_by=request.user,
+        )
+        return Response(FindingOutput(self.get_object()).data)

@@ -23,7 +23,7 @@ from apps.core.api import JobOutputSerializer
 from apps.core.errors import ImportProblem, ImportRejected
 from apps.core.parsers import NulSafeMultiPartParser
 
-from .import_jobs import benchmark_files_import, benchmark_import_async
+from .import_jobs import benchmark_files_import, benchmark_import_async, import_work_measure
 from .importers import FORMATS, ImportFile
 from .importers.instances import INSTANCE_FORMATS
 
@@ -197,8 +197,10 @@ class BenchmarkImportApi(APIView):
             201: ImportReportAnyOutput,
             202: OpenApiResponse(
                 JobOutputSerializer,
-                description="Large uploads (over KASAUTI_IMPORT_INLINE_MAX_BYTES, or with "
-                "?async=1) are imported by a background job: poll /api/jobs/{id}/; its "
+                description="Large uploads (more than KASAUTI_IMPORT_INLINE_MAX_BYTES to parse: "
+                "a workbook counts its uncompressed size; or workbooks declaring more than "
+                "KASAUTI_IMPORT_INLINE_MAX_CELLS cells; or ?async=1) are imported by a "
+                "background job: poll /api/jobs/{id}/; its "
                 "result is the report, or `problems` when the import was rejected.",
             ),
             400: ImportRejectedOutput,
@@ -252,9 +254,11 @@ class BenchmarkImportApi(APIView):
                 ]
             )
         values = serializer.validated_data
-        size = sum(upload.size for upload in values["files"])
+        # Measured before anything is parsed (a workbook by its unpacked size and declared
+        # cells); a workbook past the limits is refused here, with the limit it passes.
+        work = import_work_measure(uploads=values["files"])
         asked = request.query_params.get("async", "").lower() in {"1", "true", "yes"}
-        if asked or size > settings.KASAUTI_IMPORT_INLINE_MAX_BYTES:
+        if asked or not work.inline:
             # Parsing and writing a large import takes long and much memory: not in the
             # web process. The worker runs the same all-or-nothing import.
             job = benchmark_import_async(
@@ -265,6 +269,7 @@ class BenchmarkImportApi(APIView):
                 language=values["language"],
                 category=values["category"],
                 seed=values["seed"],
+                strict=values["strict"],
             )
             return Response(JobOutputSerializer(job).data, status=status.HTTP_202_ACCEPTED)
         report = benchmark_files_import(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import shutil
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,13 @@ from apps.core.services import job_create, job_dispatch
 
 from .importers import ImportFile, ImportReport, benchmark_import
 from .importers.instances import INSTANCE_FORMATS, InstanceImportReport, instances_import
+from .importers.tables import (
+    XLSX_MAGIC,
+    TableError,
+    TableLimits,
+    xlsx_extent,
+    xlsx_extent_check,
+)
 from .jobs import IMPORT
 
 IMPORTS_DIR = "imports"
@@ -67,6 +75,51 @@ def benchmark_files_import(
     )
 
 
+@dataclass(frozen=True)
+class ImportWork:
+    """How much parsing an upload asks for, known before any of it is parsed: bytes to parse
+    (a CSV's size; a workbook's uncompressed size, from its zip directory) and the cells its
+    workbooks declare (their sheets' <dimension ref>)."""
+
+    parse_bytes: int
+    declared_cells: int
+
+    @property
+    def inline(self) -> bool:
+        """Small enough to import inside the request; anything more goes to a job."""
+        return (
+            self.parse_bytes <= settings.KASAUTI_IMPORT_INLINE_MAX_BYTES
+            and self.declared_cells <= settings.KASAUTI_IMPORT_INLINE_MAX_CELLS
+        )
+
+
+def import_work_measure(*, uploads: list[UploadedFile]) -> ImportWork:
+    """Measure the uploads (and refuse, with ImportRejected naming file and limit, a workbook
+    past the import limits by what it declares): inline or background is decided on what
+    parsing will cost, not on the compressed size (a 568 KB workbook can unpack to 288 MB)."""
+    limits = TableLimits.from_settings()
+    parse_bytes = declared_cells = 0
+    problems = []
+    for upload in uploads:
+        upload.seek(0)
+        magic = upload.read(4)
+        upload.seek(0)
+        if magic != XLSX_MAGIC:
+            parse_bytes += upload.size
+            continue
+        try:
+            extent = xlsx_extent(upload)
+            xlsx_extent_check(extent, limits)
+        except TableError as error:
+            problems.append(error.problem(upload.name))
+            continue
+        parse_bytes += extent.unpacked_bytes
+        declared_cells += extent.cells or 0
+    if problems:
+        raise ImportRejected(problems)
+    return ImportWork(parse_bytes=parse_bytes, declared_cells=declared_cells)
+
+
 def benchmark_import_async(
     *,
     dataset_name: str,
@@ -76,6 +129,7 @@ def benchmark_import_async(
     language: str = "en",
     category: str = "",
     seed: int = 0,
+    strict: bool = False,
 ) -> Job:
     """Store the uploads and queue their import; the job's result is the import report."""
     key = uuid.uuid4().hex
@@ -98,6 +152,7 @@ def benchmark_import_async(
             "language": language,
             "category": category,
             "seed": seed,
+            "strict": strict,
             "directory": key,
             "files": files,
         },
@@ -124,6 +179,7 @@ def benchmark_import_job_work(*, job: Job) -> dict[str, Any]:
             language=params["language"],
             category=params["category"],
             seed=params.get("seed", 0),
+            strict=params.get("strict", False),
         )
     except ImportRejected as rejected:
         Job.objects.filter(pk=job.pk).update(

@@ -660,3 +660,24 @@ class Finding(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} at {self.file}:{self.line} ({self.field})"
+
+
+class FindingReview(models.Model):
+    """One review of a finding: the status it moved from and to, who decided it, when, and
+    their note. The finding's status is the last review's; the rows are its history (a bulk
+    review of a kind writes one row per finding it changed)."""
+
+    finding = models.ForeignKey(Finding, on_delete=models.CASCADE, related_name="reviews")
+    from_status = models.CharField(max_length=10, choices=Finding.Status)
+    to_status = models.CharField(max_length=10, choices=Finding.Status)
+    note = models.TextField(blank=True)
+    reviewed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    reviewed_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["finding", "reviewed_at", "id"]
+
+    def __str__(self) -> str:
+        return f"finding {self.finding_id}: {self.from_status} -> {self.to_status}"

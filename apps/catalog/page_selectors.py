@@ -310,13 +310,19 @@ class FindingsPage:
     dataset: Dataset
     by_kind: dict[str, int]  # over the whole dataset, most frequent first
     by_status: dict[str, int]
-    page: Page  # of the filtered findings
+    open_by_kind: dict[str, int]  # what a bulk review of each kind would change
+    page: Page  # of the filtered findings, each with its reviews (history) prefetched
     total: int  # filtered
+
+    @property
+    def kind_rows(self) -> list[tuple[str, int, int]]:
+        """(kind, findings, open findings), most frequent first."""
+        return [(k, n, self.open_by_kind.get(k, 0)) for k, n in self.by_kind.items()]
 
 
 def findings_page(*, dataset: Dataset, kind: str, status: str, page: Any) -> FindingsPage:
     everything = Finding.objects.filter(dataset=dataset)
-    findings = finding_list(dataset=dataset)
+    findings = finding_list(dataset=dataset)  # with each finding's history
     if kind:
         findings = findings.filter(kind=kind)
     if status:
@@ -326,6 +332,7 @@ def findings_page(*, dataset: Dataset, kind: str, status: str, page: Any) -> Fin
         dataset=dataset,
         by_kind=finding_counts_by_kind(findings=everything),
         by_status=finding_counts_by_status(findings=everything),
+        open_by_kind=finding_counts_by_kind(findings=everything.filter(status=Finding.Status.OPEN)),
         page=paginator.get_page(page),
         total=paginator.count,
     )
@@ -350,11 +357,14 @@ class DifferenceGroup:
     shown: list  # the first differences of the group (apps.catalog.compare.Difference)
 
 
-def difference_groups(*, report, shown: int = 25) -> list[DifferenceGroup]:
-    """The reproduction report's differences grouped by reason and field, largest first, with
-    the first few of each group (a full list can run to tens of thousands of rows)."""
+def difference_groups(
+    *, report, shown: int = 25, rewordings: bool = False
+) -> list[DifferenceGroup]:
+    """The reproduction report's differences (or, with `rewordings`, the fields counted as
+    matched though worded differently) grouped by reason and field, largest first, with the
+    first few of each group (a full list can run to tens of thousands of rows)."""
     groups: dict[tuple[str, str], DifferenceGroup] = {}
-    for difference in report.differences:
+    for difference in report.rewordings if rewordings else report.mismatches:
         key = (difference.reason, difference.field)
         group = groups.get(key)
         if group is None:

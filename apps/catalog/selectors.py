@@ -19,6 +19,7 @@ from .models import (
     ContextSet,
     Dataset,
     Finding,
+    FindingReview,
     Instance,
     SentencePair,
     StereotypeConcept,
@@ -211,14 +212,25 @@ class ContextSetFilter(_DatasetKindFilter):
 
 def finding_list(*, dataset: Dataset | None = None) -> QuerySet[Finding]:
     """Findings with what they concern, in file order."""
-    findings = Finding.objects.select_related(
-        "dataset",
-        "template_version",
-        "template_version__template",
-        "sentence_pair",
-        "context_sentence",
-        "context_sentence__context_set",
-    ).order_by("file", "line", "id")
+    findings = (
+        Finding.objects.select_related(
+            "dataset",
+            "template_version",
+            "template_version__template",
+            "sentence_pair",
+            "context_sentence",
+            "context_sentence__context_set",
+        )
+        .prefetch_related(
+            Prefetch(
+                "reviews",
+                queryset=FindingReview.objects.select_related("reviewed_by").order_by(
+                    "reviewed_at", "id"
+                ),
+            )
+        )
+        .order_by("file", "line", "id")
+    )
     return findings if dataset is None else findings.filter(dataset=dataset)
 
 

@@ -15,6 +15,16 @@ urlpatterns = [
     path("datasets/<int:pk>/instances/", views.instance_list, name="instances"),
     path("datasets/<int:pk>/findings/", views.dataset_findings, name="findings"),
     path(
+        "datasets/<int:pk>/findings/review-kind/",
+        views.finding_kind_review,
+        name="findings-review-kind",
+    ),
+    path(
+        "datasets/<int:pk>/findings/<int:finding_pk>/review/",
+        views.finding_review,
+        name="finding-review",
+    ),
+    path(
         "datasets/<int:pk>/compare-published/",
         views.dataset_compare_published,
         name="dataset-compare-published",

@@ -3,22 +3,26 @@ render; every rule lives in the services and selectors."""
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
+from urllib.parse import urlencode
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods
 
 from apps.accounts.decorators import researcher_required, role_required
 from apps.accounts.roles import is_researcher
 from apps.core.error_pages import post_form
-from apps.core.errors import ImportRejected
+from apps.core.errors import ImportRejected, KasautiError
 
 from . import page_selectors
 from .forms import BenchmarkImportForm, InstanceFilterForm
-from .import_jobs import benchmark_files_import
+from .import_jobs import benchmark_files_import, benchmark_import_async, import_work_measure
 from .importers import ImportFile, ImportReport
 from .models import LANGUAGE_NAMES, Dataset, Finding, Template
 from .review import TUPLE_VOTES_RULE
-from .services import dataset_instantiate_async
+from .services import dataset_instantiate_async, finding_kind_status_set, finding_status_set
 
 
 @require_GET
@@ -88,8 +92,66 @@ def dataset_findings(request: HttpRequest, pk: int) -> HttpResponse:
             "status": status,
             "statuses": Finding.Status.values,
             "query": query.urlencode(),
+            "can_review": is_researcher(request.user),
         },
     )
+
+
+def _back_to_findings(request: HttpRequest, dataset: Dataset) -> HttpResponse:
+    """Back to the findings page the form was on (its filters and page number kept)."""
+    url = reverse("web:findings", args=[dataset.pk])
+    # Rebuilt from the page's own parameters, never passed through as sent.
+    sent = QueryDict(request.POST.get("back", ""))
+    query = urlencode({k: sent[k] for k in ("kind", "status", "page") if sent.get(k)})
+    return redirect(f"{url}?{query}" if query else url)
+
+
+@post_form("accepts, resolves or reopens one import finding, with a note")
+@researcher_required
+def finding_review(request: HttpRequest, pk: int, finding_pk: int) -> HttpResponse:
+    """Accept, resolve or reopen one finding, with a note (kept in its history)."""
+    dataset = get_object_or_404(Dataset, pk=pk)
+    finding = get_object_or_404(Finding, pk=finding_pk, dataset=dataset)
+    status = request.POST.get("status", "")
+    try:
+        finding_status_set(
+            finding=finding,
+            status=status,
+            note=request.POST.get("note", ""),
+            reviewed_by=request.user,
+        )
+    except KasautiError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, f"Finding {finding.pk} ({finding.kind}) is {status}.")
+    return _back_to_findings(request, dataset)
+
+
+@post_form("accepts or resolves every open finding of one kind, with a note")
+@researcher_required
+def finding_kind_review(request: HttpRequest, pk: int) -> HttpResponse:
+    """Accept or resolve every open finding of one kind, with one note for them all."""
+    dataset = get_object_or_404(Dataset, pk=pk)
+    kind = request.POST.get("kind", "")
+    status = request.POST.get("status", "")
+    try:
+        changed = finding_kind_status_set(
+            dataset=dataset,
+            kind=kind,
+            status=status,
+            note=request.POST.get("note", ""),
+            reviewed_by=request.user,
+        )
+    except KasautiError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(
+            request,
+            f"{changed} open {kind} finding{'' if changed == 1 else 's'} marked {status}."
+            if changed
+            else f"No open {kind} findings: nothing changed.",
+        )
+    return _back_to_findings(request, dataset)
 
 
 @require_http_methods(["GET", "POST"])
@@ -109,8 +171,22 @@ def benchmark_import_page(request: HttpRequest) -> HttpResponse:
     if not form.is_valid():
         return render(request, "catalog/import.html", context, status=400)
     values = form.cleaned_data
-    files = [ImportFile(name=upload.name, data=upload.read()) for upload in uploads]
     try:
+        # Decided as the API decides: by what parsing will cost (a workbook's unpacked size
+        # and declared cells), read before parsing; a large upload becomes a job.
+        if not import_work_measure(uploads=uploads).inline:
+            job = benchmark_import_async(
+                dataset_name=values["dataset"],
+                fmt=values["format"],
+                uploads=uploads,
+                created_by=request.user,
+                language=values["language"] or "en",
+                category=values["category"],
+                seed=values["seed"] or 0,
+                strict=values["strict"],
+            )
+            return redirect("jobs:detail", pk=job.pk)
+        files = [ImportFile(name=upload.name, data=upload.read()) for upload in uploads]
         report = benchmark_files_import(
             dataset_name=values["dataset"],
             fmt=values["format"],
@@ -202,6 +278,9 @@ def dataset_compare_published(request: HttpRequest, pk: int) -> HttpResponse:
                 context["report"] = report
                 context["files"] = [upload.name for upload in uploads]
                 context["groups"] = page_selectors.difference_groups(report=report)
+                context["reworded"] = page_selectors.difference_groups(
+                    report=report, rewordings=True
+                )
     elif request.method != "GET":
         return HttpResponse(status=405)
     return render(request, "catalog/compare_published.html", context)

@@ -26,7 +26,7 @@ from apps.catalog.models import Dataset
 from apps.core.api import JobOutputSerializer
 from apps.core.renderers import IgnoreFormatNegotiation
 
-from .content import content_preview
+from .content import content_preview, kinds_without_rows
 from .models import ContentMode, FileFormat, FileKind, Release, ReleaseFile
 from .selectors import ReleaseFilter, release_file_get, release_get, release_list
 from .services import (
@@ -230,9 +230,14 @@ class ReleaseExportApi(APIView):
             file_format=params.validated_data["format"],
         )
         if release_file is None:
-            return Response(
-                {"detail": "This release has no such file."}, status=status.HTTP_404_NOT_FOUND
+            kind = params.validated_data["kind"]
+            detail = (
+                f"release {release.number} holds no {kind}: no file is written for a kind "
+                "a release has none of"
+                if kind in kinds_without_rows(release.counts)
+                else "This release has no such file."
             )
+            return Response({"detail": detail}, status=status.HTTP_404_NOT_FOUND)
         etag = f'"{release_file.sha256}"'
         if etag in request.headers.get("If-None-Match", ""):
             return HttpResponseNotModified(headers={"ETag": etag})

@@ -35,7 +35,7 @@ from apps.catalog.models import (
 from apps.catalog.review import SENTENCE_STATES, TupleVerdict, sentence_passed, tuple_verdict
 from apps.core.errors import KasautiError
 
-from .models import ContentMode
+from .models import TABLE_KINDS, ContentMode, FileKind
 
 REVIEWED_TRANSLATION = ("passed", "corrected")
 
@@ -79,6 +79,17 @@ KIND_LABELS = {
     "context_sets": "Context sets",
     "context_sentences": "Context-set sentences",
 }
+
+
+def kind_rows(counts: dict[str, Any], kind: str) -> int:
+    """How many rows of a file kind a release's counts hold (instances count as "total")."""
+    return counts.get("total" if kind == FileKind.INSTANCES else kind, 0)
+
+
+def kinds_without_rows(counts: dict[str, Any]) -> list[str]:
+    """The table kinds a release holds none of: no file is written for them (an empty file
+    in three formats says nothing the counts do not)."""
+    return [kind for kind in TABLE_KINDS if not kind_rows(counts, kind)]
 
 
 def content_check(content: str) -> None:

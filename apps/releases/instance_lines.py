@@ -68,8 +68,9 @@ def _sql_members(pairs: list[tuple[str, str]]) -> str:
 
 _METADATA_PREFIX_SQL = "'{' || " + _sql_members(
     [
-        # BBQ writes the string "None" for a missing subcategory / version.
-        ("subcategory", _sql_json("COALESCE(NULLIF(v.subcategory, ''), 'None')")),
+        # A missing subcategory is empty (BBQ's own files write the string "None"; a string
+        # "None" would read as a subcategory called None). BBQ's "None" version is kept.
+        ("subcategory", _sql_json("v.subcategory")),
         ("stereotyped_groups", "COALESCE(v.stereotyped_groups::text, 'null')"),
         ("version", _sql_json("COALESCE(NULLIF(t.variant, ''), 'None')")),
         ("source", _sql_json("v.source")),

@@ -186,6 +186,11 @@ def _as_text(value: Any) -> str:
     return "" if value is None else str(value)
 
 
+def _subcategory(value: Any) -> str:
+    text = _as_text(value)
+    return "" if text.strip() in ("", "None") else text
+
+
 def published_metadata(row: dict[str, Any]) -> dict[str, Any]:
     """BBQ's additional_metadata for a published instance, from the fields it was imported with
     (BBQ: its own additional_metadata; EsBBQ: top-level keys; BharatBBQ: none)."""
@@ -193,7 +198,8 @@ def published_metadata(row: dict[str, Any]) -> dict[str, Any]:
     nested = extra.get("additional_metadata")
     source = nested if isinstance(nested, dict) else extra
     return {
-        "subcategory": _as_text(source.get("subcategory")) or "None",
+        # Missing, or BBQ's own "None": empty, as for every release (instance_lines).
+        "subcategory": _subcategory(source.get("subcategory")),
         "stereotyped_groups": _as_list(source.get("stereotyped_groups")),
         "version": _as_text(source.get("version")) or "None",
         "source": _as_text(source.get("source")),

@@ -31,6 +31,8 @@ from .content import (
     KIND_LABELS,
     content_preview,
     exclusion_lines,
+    kind_rows,
+    kinds_without_rows,
     released_context_sentences,
     released_context_sets,
     released_sentence_pairs,
@@ -126,8 +128,9 @@ def _template_metadata(*, dataset_id: int) -> dict[int, dict[str, Any]]:
     versions at most, against hundreds of thousands of instances."""
     return {
         version_id: {
-            # BBQ writes the string "None" for a missing subcategory / version.
-            "subcategory": subcategory or "None",
+            # A missing subcategory is empty, not BBQ's string "None" (apps.releases.
+            # instance_lines says the same in SQL); BBQ's "None" version is kept.
+            "subcategory": subcategory or "",
             "stereotyped_groups": groups,
             "version": variant or "None",
             "source": source,
@@ -322,6 +325,7 @@ def release_list_for_page(*, dataset_id: int) -> list[Release]:
     )
     for release in releases:
         release.excluded_lines = exclusion_lines(release.counts)
+        release.empty_kinds = [KIND_LABELS[kind] for kind in kinds_without_rows(release.counts)]
         export = reverse("release-export", args=[release.pk])
         for release_file in release.files.all():
             release_file.url = f"{export}?format={release_file.format}&kind={release_file.kind}"
@@ -335,8 +339,13 @@ def release_preview_for_page(*, dataset: Dataset) -> dict[str, Any]:
     reviewed, everything = preview["reviewed"], preview["as_published"]
     rows = []
     for kind, label in KIND_LABELS.items():
-        key = "total" if kind == FileKind.INSTANCES else kind  # counts' name for instances
-        rows.append({"kind": label, "reviewed": reviewed[key], "as_published": everything[key]})
+        rows.append(
+            {
+                "kind": label,
+                "reviewed": kind_rows(reviewed, kind),
+                "as_published": kind_rows(everything, kind),
+            }
+        )
     return {"rows": rows, "excluded": exclusion_lines(reviewed)}
 
 

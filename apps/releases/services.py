@@ -27,7 +27,7 @@ from apps.catalog.services import instantiation_stale_for_release, version_label
 from apps.core.errors import ConflictError, KasautiError, NotReleasedError
 from apps.core.models import Job
 
-from .content import content_facts, live_instances
+from .content import content_facts, kind_rows, kinds_without_rows, live_instances
 from .instance_lines import release_instance_line_batches
 from .models import (
     TABLE_KINDS,
@@ -149,6 +149,8 @@ def _files_write(
     total = sum(counts.get(key, 0) for key in ("total", "sentence_pairs", "tuples", "context_sets"))
     done = 0
     for kind in TABLE_KINDS:  # the published layout is written by apps.releases.published
+        if not kind_rows(counts, kind):
+            continue  # a kind the release holds none of gets no (empty) files
         with ExitStack() as stack:
             sinks: dict[str, HashingFile] = {}
             writers = {}
@@ -335,7 +337,15 @@ def release_create(
             latest = dataset.releases.order_by("-number").first()
             if latest is not None and latest.fingerprint == fingerprint:
                 # Identical to the latest release (a double click, concurrent requests: the
-                # lock above serialises them): that release is the answer, not a copy.
+                # lock above serialises them): that release is the answer, not a copy; but a
+                # request whose notes it does not carry is told so, not silently answered.
+                if notes.strip() and notes.strip() != latest.notes.strip():
+                    raise ConflictError(
+                        f"dataset {dataset.name!r} has not changed since release "
+                        f"{latest.number} (notes: {latest.notes!r}), so no release was made "
+                        f"and the notes {notes!r} were not kept: a release freezes new content, "
+                        "it is not a copy with other notes"
+                    )
                 latest.reused = True
                 return latest
             number = (latest.number if latest else 0) + 1
@@ -418,6 +428,8 @@ def release_summary(*, release: Release) -> dict[str, Any]:
         "created_at": release.created_at.isoformat(),
         "counts": release.counts,
         "content": release.content,
+        # The kinds it holds none of: no files are written for them.
+        "empty_kinds": kinds_without_rows(release.counts),
         "files": [
             {
                 "kind": f.kind,

@@ -133,9 +133,12 @@ CACHES = {
 # Uploads (POST /api/imports/): anything above this many bytes is refused with 413 before it
 # is read. Files above FILE_UPLOAD_MAX_MEMORY_SIZE (Django's 2.5 MiB) are spooled to disk.
 KASAUTI_MAX_UPLOAD_BYTES = int(os.environ.get("KASAUTI_MAX_UPLOAD_BYTES", str(200 * 1000 * 1000)))
-# Uploads larger than this (all files together) are imported by a background job (202 + job)
-# instead of inside the request.
+# Uploads with more than this to parse (all files together; a workbook counts its uncompressed
+# size, read from its zip directory), or workbooks declaring more than this many cells (their
+# sheets' <dimension ref>), are imported by a background job (202 + job) instead of inside the
+# request. Both are read before anything is parsed.
 KASAUTI_IMPORT_INLINE_MAX_BYTES = int(os.environ.get("KASAUTI_IMPORT_INLINE_MAX_BYTES", "2000000"))
+KASAUTI_IMPORT_INLINE_MAX_CELLS = int(os.environ.get("KASAUTI_IMPORT_INLINE_MAX_CELLS", "500000"))
 # What one imported file may hold (apps.catalog.importers.tables.TableLimits).
 KASAUTI_IMPORT_MAX_ROWS = int(os.environ.get("KASAUTI_IMPORT_MAX_ROWS", "300000"))
 KASAUTI_IMPORT_MAX_CELLS = int(os.environ.get("KASAUTI_IMPORT_MAX_CELLS", "5000000"))

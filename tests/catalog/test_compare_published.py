@@ -78,10 +78,9 @@ def test_each_reason() -> None:
         ),
     ]
     report = compare_instances(published=published, kasauti=kasauti)
-    reasons = {(d.published_ref, d.field): d.reason for d in report.differences}
+    reasons = {(d.published_ref, d.field): d.reason for d in report.mismatches}
     assert reasons == {
         ("p-space", "context"): "whitespace",
-        ("p-draw", "gold_answer"): "random draw",  # both unknown: matched, still listed
         ("p-draw", "options"): "random draw",
         ("p-diff", "context"): "different",
         ("p-finding", "context"): "finding: unfilled-placeholder",
@@ -102,9 +101,17 @@ def test_each_reason() -> None:
         "different": 1,
         "finding: unfilled-placeholder": 1,
         "published only": 1,
-        "random draw": 2,
+        "random draw": 1,
         "whitespace": 1,
     }
+    # Both golds unknown, worded differently: matched, so listed apart, not as a difference.
+    assert [(d.published_ref, d.field, d.reason) for d in report.rewordings] == [
+        ("p-draw", "gold_answer", "same answer, other wording")
+    ]
+    # The summary and the lists agree: per field, matched + differences = pairs.
+    for name in ("context", "question", "group_answers", "gold_answer", "options"):
+        missing = sum(1 for d in report.mismatches if d.field == name)
+        assert report.matched[name] + missing == 4, name
 
 
 def test_pairing_prefers_content_then_template_then_order() -> None:

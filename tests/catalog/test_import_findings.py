@@ -279,3 +279,89 @@ def test_admin_lists_findings_read_only(admin_user) -> None:
     assert response.status_code == 200
     assert "1 finding" in response.content.decode()
     assert client.get("/admin/catalog/finding/add/").status_code == 403
+
+
+def test_reviews_keep_a_history_with_who_when_and_note(researcher_client, researcher) -> None:
+    from apps.catalog.models import FindingReview
+    from apps.catalog.services import finding_kind_status_set
+
+    benchmark_import(dataset_name="casa", fmt="indicasa", files=[casa_file()])
+    dataset = Dataset.objects.get(name="casa")
+    first = Finding.objects.filter(dataset=dataset, kind="score-out-of-range").first()
+    response = researcher_client.patch(
+        f"/api/findings/{first.pk}/",
+        {"status": "resolved", "note": "fixed in the second sheet"},
+        format="json",
+    )
+    assert response.status_code == 200
+    body = response.json()
+    assert body["status"] == "resolved"
+    assert [
+        (h["from_status"], h["to_status"], h["note"], h["reviewed_by"]) for h in body["history"]
+    ] == [("open", "resolved", "fixed in the second sheet", "rekha")]
+    # The same status again records nothing.
+    researcher_client.patch(f"/api/findings/{first.pk}/", {"status": "resolved"}, format="json")
+    assert FindingReview.objects.filter(finding=first).count() == 1
+
+    # A bulk review moves only the kind's open findings, one history row each.
+    changed = finding_kind_status_set(
+        dataset=dataset,
+        kind="score-out-of-range",
+        status="accepted",
+        note="scale typos",
+        reviewed_by=researcher,
+    )
+    assert changed == 2
+    first.refresh_from_db()
+    assert first.status == "resolved"
+    assert set(
+        Finding.objects.filter(dataset=dataset, kind="score-out-of-range").values_list(
+            "status", flat=True
+        )
+    ) == {"resolved", "accepted"}
+    assert FindingReview.objects.filter(note="scale typos", to_status="accepted").count() == 2
+    assert Finding.objects.filter(dataset=dataset, status="open").count() == 3
+    assert (
+        finding_kind_status_set(
+            dataset=dataset, kind="score-out-of-range", status="accepted", reviewed_by=researcher
+        )
+        == 0
+    )
+    listed = researcher_client.get("/api/findings/", {"dataset": "casa", "status": "accepted"})
+    assert all(len(f["history"]) == 1 for f in listed.json()["results"])
+
+
+def test_findings_page_review_views(researcher, annotator) -> None:
+    from django.test import Client
+
+    benchmark_import(dataset_name="casa", fmt="indicasa", files=[casa_file()])
+    dataset = Dataset.objects.get(name="casa")
+    finding = Finding.objects.filter(dataset=dataset).first()
+    url = f"/datasets/{dataset.pk}/findings/{finding.pk}/review/"
+    client = Client()
+    client.force_login(annotator)
+    assert client.post(url, {"status": "accepted"}).status_code == 403
+    client.force_login(researcher)
+    # The way back keeps only the page's own parameters.
+    response = client.post(
+        url, {"status": "gone", "back": "kind=x&status=open&next=//evil.example\r\nX: y"}
+    )
+    assert response.status_code == 302
+    assert response.url == f"/datasets/{dataset.pk}/findings/?kind=x&status=open"
+    finding.refresh_from_db()
+    assert finding.status == "open" and not finding.reviews.exists()
+    page = client.get(response.url)
+    assert "unknown finding status &#x27;gone&#x27;" in page.content.decode()
+    other = Dataset.objects.create(name="other")
+    assert (
+        client.post(
+            f"/datasets/{other.pk}/findings/{finding.pk}/review/", {"status": "accepted"}
+        ).status_code
+        == 404
+    )
+    response = client.post(
+        f"/datasets/{dataset.pk}/findings/review-kind/",
+        {"kind": "score-out-of-range", "status": "resolved", "note": "fixed upstream"},
+    )
+    assert response.status_code == 302
+    assert dataset.findings.filter(kind="score-out-of-range", status="resolved").count() == 3

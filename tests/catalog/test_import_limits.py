@@ -87,15 +87,44 @@ def test_a_workbook_that_unpacks_past_the_limit_is_refused_before_it_is_opened()
     assert error.field_name == "file" and "KASAUTI_IMPORT_MAX_XLSX_BYTES" in error.message
 
 
-def test_a_sheet_declaring_16384_columns_is_refused_quickly_with_default_limits() -> None:
+def test_a_sheet_declaring_16384_columns_is_refused_before_it_is_parsed() -> None:
     """openpyxl pads every row to the declared width: 1,048,576 x 16,384 cells claimed. The
-    cell budget stops the read after ~300 rows instead of minutes and gigabytes."""
+    declared <dimension> is read first, so the workbook is refused before parsing."""
     data = xlsx(5000, dimension="A1:XFD1048576")
     start = time.monotonic()
     error = refusal(data, TableLimits())
-    assert time.monotonic() - start < 30
-    assert "more than 5,000,000 cells" in error.message
-    assert error.line < 400
+    assert time.monotonic() - start < 2
+    assert error.line is None and error.field_name == "file"
+    assert "declares 1,048,576 rows x 16,384 columns" in error.message
+    assert "KASAUTI_IMPORT_MAX_COLUMNS" in error.message
+
+
+@pytest.mark.parametrize(
+    ("dimension", "limit"),
+    [("A1:C400000", "KASAUTI_IMPORT_MAX_ROWS"), ("A1:CV200000", "KASAUTI_IMPORT_MAX_CELLS")],
+)
+def test_declared_rows_and_cells_past_the_limits_are_refused_before_parsing(
+    dimension, limit
+) -> None:
+    error = refusal(xlsx(10, dimension=dimension), TableLimits())
+    assert error.line is None and limit in error.message, error.message
+
+
+def test_a_sheet_that_declares_less_than_it_holds_is_still_stopped_while_read() -> None:
+    error = refusal(xlsx(101, dimension="A1:C2"), TableLimits(rows=100))
+    assert error.line == 102 and "KASAUTI_IMPORT_MAX_ROWS" in error.message
+
+
+def test_the_extent_comes_from_the_zip_directory_and_the_dimension() -> None:
+    from apps.catalog.importers.tables import xlsx_extent
+
+    data = xlsx(10, dimension="B2:E11")
+    extent = xlsx_extent(data)
+    assert (extent.sheet, extent.rows, extent.columns) == ("xl/worksheets/sheet1.xml", 11, 5)
+    assert extent.unpacked_bytes == sum(
+        i.file_size for i in zipfile.ZipFile(io.BytesIO(data)).infolist()
+    )
+    assert xlsx_extent(xlsx(10)).rows is None  # write-only workbooks declare none
 
 
 def test_limits_come_from_settings(settings) -> None:

@@ -77,3 +77,23 @@ def test_unreadable_file_and_missing_files(researcher) -> None:
     assert response.status_code == 400
     assert "problem in type" in response.context["problems"]
     assert "required column &#x27;type&#x27; is missing" in response.content.decode()
+
+
+def test_a_large_upload_on_the_page_becomes_a_job(researcher, settings, tmp_path) -> None:
+    """The page decides inline or background as the API does (by what parsing costs), and a
+    strict request stays strict in the job."""
+    from apps.catalog.tasks import import_benchmark_task
+    from apps.core.models import Job
+
+    settings.MEDIA_ROOT = tmp_path
+    settings.KASAUTI_IMPORT_INLINE_MAX_BYTES = len(CASA) - 1
+    response = client_for(researcher).post(
+        URL, {"format": "indicasa", "dataset": "casa", "files": [casa_upload()], "strict": "on"}
+    )
+    job = Job.objects.get()
+    assert response.status_code == 302 and response.url == f"/jobs/{job.pk}/"
+    assert job.kind == "import" and job.params["strict"] is True
+    import_benchmark_task(job.pk)
+    job.refresh_from_db()
+    assert job.status == "failed" and len(job.result["problems"]) == 6
+    assert not Dataset.objects.exists()

@@ -213,7 +213,7 @@ def test_bulk_created_templates_match_template_create() -> None:
     benchmark_import(dataset_name="bulk", fmt="bharatbbq", files=[file])
     record = parse_import(fmt="bharatbbq", files=[file]).templates[0]
     reference = services.template_create(
-        dataset=services.dataset_get_or_create(name="service"),
+        dataset=services.dataset_get_or_create(name="service")[0],
         external_id=record.external_id,
         category=Category.objects.get(name=record.category),
         content=record.content,

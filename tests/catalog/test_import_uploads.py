@@ -158,3 +158,79 @@ def test_a_missing_field_is_a_400_in_the_documented_shape(researcher_client) -> 
     fields = {p["field"] for p in body["problems"]}
     assert fields == {"format", "files"}
     assert all(p["file"] == "" and p["line"] is None and p["message"] for p in body["problems"])
+
+
+def bharat_xlsx(rows: int) -> bytes:
+    """A valid BharatBBQ workbook; its long, repeated Notes cells compress ~100-fold."""
+    import io
+
+    from openpyxl import Workbook
+
+    book = Workbook()  # (not write-only: that mode declares no <dimension>)
+    sheet = book.active
+    sheet.title = "Sheet1"
+    sheet.append(BHARAT_HEADER)
+    note = "Sources and reviewer remarks. " * 330
+    for i in range(rows):
+        row = bharat_row(Q_id=str(i + 1), Notes=note)
+        sheet.append([row.get(column, "") for column in BHARAT_HEADER])
+    out = io.BytesIO()
+    book.save(out)
+    return out.getvalue()
+
+
+def post_xlsx(client, data: bytes, *, dataset: str = "Book"):
+    return client.post(
+        URL,
+        {
+            "format": "bharatbbq",
+            "dataset": dataset,
+            "files": [SimpleUploadedFile("book.xlsx", data, content_type="application/zip")],
+        },
+        format="multipart",
+    )
+
+
+def test_a_small_workbook_that_unpacks_large_imports_in_a_background_job(
+    researcher_client, settings
+) -> None:
+    """Inline or background is decided by what parsing costs (the unpacked size, read from
+    the zip directory), not by the compressed upload: the probe's 568 KB workbook unpacked
+    to 288 MB and held a web thread 540 s."""
+    import io
+    import zipfile
+
+    data = bharat_xlsx(300)
+    unpacked = sum(i.file_size for i in zipfile.ZipFile(io.BytesIO(data)).infolist())
+    assert unpacked > 20 * len(data)
+    settings.KASAUTI_IMPORT_INLINE_MAX_BYTES = 2 * len(data)  # the upload is well under it
+    job = run_job(post_xlsx(researcher_client, data))
+    assert job.status == "succeeded", job.error
+    assert Template.objects.filter(dataset__name="Book").count() == 300
+
+    # Under both thresholds: inline, as before.
+    settings.KASAUTI_IMPORT_INLINE_MAX_BYTES = 2 * unpacked
+    response = post_xlsx(researcher_client, bharat_xlsx(3), dataset="Small book")
+    assert response.status_code == 201, response.content[:500]
+    # Declared cells count too: past KASAUTI_IMPORT_INLINE_MAX_CELLS goes to a job.
+    settings.KASAUTI_IMPORT_INLINE_MAX_CELLS = 3 * len(BHARAT_HEADER)
+    assert post_xlsx(researcher_client, bharat_xlsx(3), dataset="Cells").status_code == 202
+
+
+def test_a_workbook_declaring_20m_cells_is_refused_in_the_request_before_parsing(
+    researcher_client,
+) -> None:
+    import time
+
+    from .test_import_limits import xlsx
+
+    data = xlsx(50, dimension="A1:CV200000")  # 100 columns x 200,000 rows: 20,000,000 cells
+    start = time.monotonic()
+    response = post_xlsx(researcher_client, data)
+    assert time.monotonic() - start < 5
+    assert response.status_code == 400, response.content[:500]
+    (problem,) = response.json()["problems"]
+    assert problem["file"] == "book.xlsx" and problem["field"] == "file"
+    assert "declares 200,000 rows x 100 columns (20,000,000 cells" in problem["message"]
+    assert "KASAUTI_IMPORT_MAX_CELLS" in problem["message"]
+    assert not Dataset.objects.exists() and not Job.objects.exists()

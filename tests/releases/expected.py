@@ -60,7 +60,7 @@ def expected_instances(release: Release) -> list[dict[str, Any]]:
                 "category": i.category.name,
                 "answer_info": {k: i.answer_info[k] for k in ("ans0", "ans1", "ans2")},
                 "additional_metadata": {
-                    "subcategory": version.subcategory or "None",
+                    "subcategory": version.subcategory,  # empty when there is none
                     "stereotyped_groups": version.stereotyped_groups,
                     "version": version.template.variant or "None",
                     "source": version.source,

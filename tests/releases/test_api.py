@@ -40,7 +40,7 @@ def test_detail_has_files_checksums_and_counts(annotator_client, release):
     assert body["number"] == 1 and body["dataset_name"] == "Bharat मिनी"
     assert body["counts"]["total"] == 96
     assert body["counts"]["by_category_language"]["Religion"] == {"bn": 16}
-    assert len(body["files"]) == 12
+    assert len(body["files"]) == 9  # no files for the kinds it has none of
     stored = {(f.kind, f.format): f.sha256 for f in release.files.all()}
     assert {(f["kind"], f["format"]): f["sha256"] for f in body["files"]} == stored
     assert annotator_client.get(reverse("release-detail", args=[999999])).status_code == 404
@@ -52,10 +52,15 @@ def test_researcher_creates_releases(researcher_client, researcher, dataset):
     assert response.status_code == 201, response.content
     body = response.json()
     assert body["number"] == 1 and body["notes"] == "पहला" and body["created_by"] == "rekha"
-    assert len(body["files"]) == 12
+    assert len(body["files"]) == 9  # no files for the kinds it has none of
     # The same request again: nothing changed, so the latest release is returned (200).
     again = researcher_client.post(url, {}, format="json")
     assert again.status_code == 200 and again.json()["id"] == body["id"]
+    # Other notes on unchanged content: a clear conflict, not the old release with its notes.
+    other = researcher_client.post(url, {"notes": "दूसरा"}, format="json")
+    assert other.status_code == 409
+    assert "has not changed since release 1" in other.json()["detail"]
+    assert "'दूसरा' were not kept" in other.json()["detail"]
 
 
 def test_nothing_to_release_is_a_clear_error(researcher_client):
@@ -157,6 +162,10 @@ def test_export_rejects_unknown_format_and_release(annotator_client, release):
     assert annotator_client.get(url, {"kind": "votes"}).status_code == 400
     missing = reverse("release-export", args=[999999]) + "?format=jsonl"
     assert annotator_client.get(missing).status_code == 404
+    # The reviewed release holds no sentence pairs, so it has no files for them.
+    empty = annotator_client.get(url, {"kind": "sentence_pairs", "format": "csv"})
+    assert empty.status_code == 404
+    assert empty.json()["detail"].startswith("release 1 holds no sentence_pairs")
 
 
 def test_dataset_export_is_refused_for_researchers_with_409(researcher_client, dataset):

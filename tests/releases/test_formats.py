@@ -43,9 +43,14 @@ def _parse_csv(data: bytes) -> list[dict]:
 def test_every_format_equals_the_database(dataset, kind, content):
     release = release_create(dataset=dataset, content=content)
     expected = expected_rows(release, kind)
-    # The fixture has rows of every kind; reviewed releases have no sentence pairs (their
-    # files are empty, header and schema only).
-    assert bool(expected) != (kind == "sentence_pairs" and content == "reviewed")
+    # The fixture has rows of every kind; reviewed releases have no sentence pairs, and no
+    # (empty) files are written for them.
+    if kind == "sentence_pairs" and content == "reviewed":
+        assert expected == []
+        assert not release.files.filter(kind=kind).exists()
+        assert not (_path(release, "instances", "jsonl").parent / "sentence_pairs.jsonl").exists()
+        return
+    assert expected
 
     jsonl = _path(release, kind, "jsonl").read_bytes().decode("utf-8")
     assert [json.loads(line) for line in jsonl.splitlines()] == expected
@@ -84,7 +89,9 @@ def test_jsonl_is_bbq_shaped_and_keeps_native_scripts(dataset):
     assert {r["additional_metadata"]["version"] for r in english} == {"a"}
     assert {r["question_index"] for r in english} == {"7"}
     bengali = [r for r in rows if r["language"] == "bn"]
-    assert {r["additional_metadata"]["subcategory"] for r in bengali} == {"None"}
+    # No subcategory: empty, not the string "None" (in every format: the test above).
+    assert {r["additional_metadata"]["subcategory"] for r in bengali} == {""}
+    assert '"subcategory": "None"' not in text
     assert {r["additional_metadata"]["version"] for r in bengali} == {"None"}
     tamil = [r for r in rows if r["language"] == "ta"]
     assert {r["additional_metadata"]["version"] for r in tamil} == {"b"}

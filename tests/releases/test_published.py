@@ -113,6 +113,26 @@ def test_the_tables_of_a_published_dataset_carry_its_metadata() -> None:
     assert release.files.filter(kind="instances").count() == 3
 
 
+def test_a_missing_subcategory_is_empty_in_every_format() -> None:
+    """BBQ's own files write the string "None" for no subcategory; Kasauti's tables write an
+    empty one (the published-layout file keeps BBQ's bytes)."""
+    import pyarrow.parquet as pq
+
+    from apps.releases.writers import READERS
+
+    release = imported_release("bbq-instances", "Age.jsonl")
+    for file_format, reader in READERS.items():
+        release_file = release.files.get(kind="instances", format=file_format)
+        with open(release_file_path(release_file=release_file), "rb") as f:
+            rows = list(reader(f, kind="instances"))
+        assert rows and {r["additional_metadata"]["subcategory"] for r in rows} == {""}
+    parquet = release.files.get(kind="instances", format="parquet")
+    table = pq.read_table(release_file_path(release_file=parquet))
+    assert {m["subcategory"] for m in table.column("additional_metadata").to_pylist()} == {""}
+    csv_file = release.files.get(kind="instances", format="csv")
+    assert b'"subcategory"": ""None""' not in release_file_path(release_file=csv_file).read_bytes()
+
+
 def test_a_template_dataset_has_no_published_file() -> None:
     from apps.catalog.services import dataset_instantiate
     from tests.factories import TemplateVersionFactory

@@ -28,7 +28,10 @@ pytestmark = pytest.mark.django_db
 
 
 def _rows(release: Release, kind: str) -> list[dict]:
-    release_file = release.files.get(kind=kind, format="jsonl")
+    release_file = release.files.filter(kind=kind, format="jsonl").first()
+    if release_file is None:  # a kind the release holds none of has no file
+        assert release.counts["total" if kind == "instances" else kind] == 0
+        return []
     return [json.loads(line) for line in release_file_path(release_file=release_file).open()]
 
 
@@ -161,7 +164,7 @@ def test_reviewed_release_takes_what_passed_and_counts_what_it_left_out(kinds):
     assert row["anti_stereotypes"] == [FIXED]  # the fixed text
     file_rows = {(f.kind, f.format): f.rows for f in release.files.all()}
     assert file_rows[("tuples", "csv")] == 2 and file_rows[("context_sets", "parquet")] == 1
-    assert file_rows[("sentence_pairs", "jsonl")] == 0
+    assert not any(kind == "sentence_pairs" for kind, _ in file_rows)  # no empty files
 
 
 def test_as_published_takes_everything_and_leaves_nothing_out(kinds):

@@ -47,7 +47,15 @@ def test_release_numbers_counts_and_files(dataset, researcher):
     )
 
     files = list(release.files.all())
-    assert len(files) == 12  # 4 kinds x 3 formats
+    # 3 formats of each kind that has rows; no empty files for the sentence pairs.
+    assert sorted({f.kind for f in files}) == ["context_sets", "instances", "tuples"]
+    assert len(files) == 9
+    assert not (release_file_path(release_file=files[0]).parent / "sentence_pairs.csv").exists()
+    assert sorted(p.name for p in release_file_path(release_file=files[0]).parent.iterdir()) == [
+        f"{kind}.{ext}"
+        for kind in ("context_sets", "instances", "tuples")
+        for ext in ("csv", "jsonl", "parquet")
+    ]
     for f in files:
         path = release_file_path(release_file=f)
         assert f.path.startswith(f"releases/bharat-{dataset.pk}/1/")
@@ -185,7 +193,11 @@ def test_dataset_with_only_tuples_can_be_released(db):
     )
     release = release_create(dataset=other)
     assert release.counts["total"] == 0 and release.counts["tuples"] == 1
-    assert release.files.get(kind="instances", format="parquet").rows == 0
+    assert sorted(release.files.values_list("kind", "format")) == [
+        ("tuples", "csv"),
+        ("tuples", "jsonl"),
+        ("tuples", "parquet"),
+    ]
 
 
 @pytest.mark.django_db(transaction=True, serialized_rollback=True)
@@ -217,3 +229,47 @@ def test_simultaneous_identical_requests_make_one_release(dataset):
     assert not errors, errors
     assert len(results) == 4 and len(set(results)) == 1
     assert Release.objects.filter(dataset=dataset).count() == 1
+
+
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+def test_simultaneous_requests_with_different_notes_get_a_release_or_a_conflict(dataset):
+    """Four requests at once with four different notes (four threads, four connections, real
+    PostgreSQL row locks): one makes release 1 with its notes; each of the others is told that
+    nothing changed since release 1 and that its notes were not kept. No note is dropped
+    silently."""
+    import threading
+
+    from django.db import connection
+
+    made: dict[str, int] = {}
+    conflicts: dict[str, str] = {}
+    errors: list[BaseException] = []
+    barrier = threading.Barrier(4)
+
+    def request(notes: str) -> None:
+        try:
+            barrier.wait(timeout=30)
+            made[notes] = release_create(dataset=dataset, notes=notes).pk
+        except ConflictError as exc:
+            conflicts[notes] = str(exc)
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    notes = [f"note {i} – टिप्पणी" for i in range(4)]
+    threads = [threading.Thread(target=request, args=(n,)) for n in notes]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert not errors, errors
+    (release,) = Release.objects.filter(dataset=dataset)
+    assert made == {release.notes: release.pk}
+    assert sorted([*made, *conflicts]) == sorted(notes)
+    for note, message in conflicts.items():
+        assert "has not changed since release 1" in message, message
+        assert repr(note) in message and repr(release.notes) in message, message
+    # The same notes again (a double click) or none: the release is the answer.
+    assert release_create(dataset=dataset, notes=release.notes).pk == release.pk
+    assert release_create(dataset=dataset).pk == release.pk

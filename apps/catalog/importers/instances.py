@@ -152,8 +152,9 @@ def instances_import(
         verbatim=parse.verbatim,
     )
     with transaction.atomic():
-        report.dataset_created = not Dataset.objects.filter(name=dataset_name).exists()
-        dataset = services.dataset_get_or_create(name=dataset_name, created_by=created_by)
+        dataset, report.dataset_created = services.dataset_get_or_create(
+            name=dataset_name, created_by=created_by
+        )
         # Serialise imports into one dataset: the create-or-keep decisions must not race.
         dataset = Dataset.objects.select_for_update().get(pk=dataset.pk)
         _check_dataset(dataset, fmt)

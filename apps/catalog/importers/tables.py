@@ -12,6 +12,7 @@ import re
 import zipfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import BinaryIO
 
 from django.conf import settings
 
@@ -19,7 +20,7 @@ from apps.core.errors import ImportProblem
 from apps.core.text import nfc
 
 # An xlsx file is a zip archive; sniffing the magic bytes beats trusting the file name.
-_ZIP_MAGIC = b"PK\x03\x04"
+XLSX_MAGIC = b"PK\x03\x04"
 _HEADER_SEPARATORS = re.compile(r"[\s_\-]+")
 
 
@@ -145,7 +146,7 @@ def read_table(upload: ImportFile, *, limits: TableLimits | None = None) -> Tabl
     budget = _Budget(limits or TableLimits.from_settings())
     if not upload.data.strip():
         raise TableError(None, "file", "the file is empty")
-    if upload.data.startswith(_ZIP_MAGIC):
+    if upload.data.startswith(XLSX_MAGIC):
         return _read_xlsx(upload, budget)
     return _read_csv(upload, budget)
 
@@ -190,21 +191,134 @@ def _read_csv(upload: ImportFile, budget: _Budget) -> Table:
     return table
 
 
-def _xlsx_size_check(upload: ImportFile, limit: int) -> None:
-    """An xlsx is a zip: a few MB can inflate to GBs. Sum what its parts declare before
-    anything is decompressed; a part that lies about its size is still stopped by the row
-    and cell limits while it is read."""
+# The sheet's declared extent: <dimension ref="A1:XFD1048576"/> sits before <sheetData>, in
+# the first bytes of the sheet part; only these are inflated to read it.
+_DIMENSION = re.compile(
+    rb"<(?:[A-Za-z]\w*:)?dimension\s+ref=\"\$?([A-Z]{1,3})\$?(\d{1,7})"
+    rb"(?::\$?([A-Z]{1,3})\$?(\d{1,7}))?\""
+)
+_SHEET_HEAD_BYTES = 64 * 1024
+_MAIN_NS = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
+_REL_NS = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
+_PKG_REL_NS = "{http://schemas.openxmlformats.org/package/2006/relationships}"
+
+
+@dataclass(frozen=True)
+class XlsxExtent:
+    """What a workbook says about its size before any of it is parsed: the uncompressed size
+    of all its parts (zip directory) and the extent the read sheet declares (its
+    <dimension ref>; None when it declares none). Header row included."""
+
+    sheet: str
+    unpacked_bytes: int
+    rows: int | None
+    columns: int | None
+
+    @property
+    def cells(self) -> int | None:
+        return None if self.rows is None or self.columns is None else self.rows * self.columns
+
+
+def _column_number(letters: bytes) -> int:
+    number = 0
+    for letter in letters:
+        number = number * 26 + letter - ord("A") + 1
+    return number
+
+
+def _read_sheet_part(archive: zipfile.ZipFile) -> str:
+    """The part of the sheet an import reads (Sheet1, as EsBBQ's generator, else the first
+    sheet), from the workbook and its relationships; the first worksheet part if they cannot
+    be read."""
+    from defusedxml.ElementTree import fromstring  # untrusted XML
+
     try:
-        with zipfile.ZipFile(io.BytesIO(upload.data)) as archive:
-            inflated = sum(part.file_size for part in archive.infolist())
-    except (zipfile.BadZipFile, ValueError) as error:
+        book = fromstring(archive.read("xl/workbook.xml"))
+        rels = fromstring(archive.read("xl/_rels/workbook.xml.rels"))
+        sheets = [(s.get("name"), s.get(f"{_REL_NS}id")) for s in book.iter(f"{_MAIN_NS}sheet")]
+        targets = {
+            r.get("Id"): r.get("Target", "") for r in rels.iter(f"{_PKG_REL_NS}Relationship")
+        }
+        name, rel = next(((n, r) for n, r in sheets if n == "Sheet1"), sheets[0])
+        target = targets[rel]
+        part = target.lstrip("/") if target.startswith("/") else f"xl/{target}"
+        archive.getinfo(part)
+        return part
+    except Exception:  # a workbook openpyxl will refuse anyway: take the first sheet part
+        parts = sorted(n for n in archive.namelist() if n.startswith("xl/worksheets/"))
+        return parts[0] if parts else ""
+
+
+def xlsx_extent(source: bytes | BinaryIO) -> XlsxExtent:
+    """Read a workbook's extent from the zip directory (each part's declared file_size) and
+    the first 64 KiB of the read sheet (its <dimension ref>), before anything is parsed."""
+    stream = io.BytesIO(source) if isinstance(source, bytes | bytearray) else source
+    try:
+        with zipfile.ZipFile(stream) as archive:
+            unpacked = sum(part.file_size for part in archive.infolist())
+            part = _read_sheet_part(archive)
+            head = b""
+            if part:
+                with archive.open(part) as sheet:
+                    head = sheet.read(_SHEET_HEAD_BYTES)
+    except (zipfile.BadZipFile, ValueError, KeyError, EOFError, OSError) as error:
         raise TableError(None, "file", f"cannot open the workbook: {error}") from None
-    if inflated > limit:
+    finally:
+        if stream is not source:
+            stream.close()
+        else:
+            source.seek(0)
+    found = _DIMENSION.search(head)
+    if not found:
+        return XlsxExtent(sheet=part, unpacked_bytes=unpacked, rows=None, columns=None)
+    first_col, first_row, last_col, last_row = found.groups()
+    last_col, last_row = last_col or first_col, last_row or first_row
+    return XlsxExtent(
+        sheet=part,
+        unpacked_bytes=unpacked,
+        rows=int(last_row),  # rows above the first declared one are still read
+        columns=_column_number(last_col),
+    )
+
+
+def xlsx_extent_check(extent: XlsxExtent, limits: TableLimits) -> None:
+    """Refuse a workbook past the limits from what it declares, before it is parsed: its
+    unpacked size (zip bombs: a few hundred KB inflating to hundreds of MB) and the rows,
+    columns and cells its sheet declares. A part that lies about its size, or a sheet that
+    declares less than it holds, is still stopped by the row and cell limits while read."""
+    if extent.unpacked_bytes > limits.xlsx_bytes:
         raise TableError(
             None,
             "file",
-            f"the workbook unpacks to {inflated:,} bytes; the limit is {limit:,} "
-            "(KASAUTI_IMPORT_MAX_XLSX_BYTES); save fewer rows per file",
+            f"the workbook unpacks to {extent.unpacked_bytes:,} bytes; the limit is "
+            f"{limits.xlsx_bytes:,} (KASAUTI_IMPORT_MAX_XLSX_BYTES); save fewer rows per file",
+        )
+    if extent.rows is None:
+        return
+    declared = (
+        f"the sheet ({extent.sheet}) declares {extent.rows:,} rows x {extent.columns:,} "
+        f"columns ({extent.cells:,} cells, header included)"
+    )
+    if extent.columns > limits.columns:
+        raise TableError(
+            None,
+            "file",
+            f"{declared}; at most {limits.columns:,} columns are accepted "
+            "(KASAUTI_IMPORT_MAX_COLUMNS): delete the unused columns and save again",
+        )
+    if extent.rows - 1 > limits.rows:
+        raise TableError(
+            None,
+            "file",
+            f"{declared}; at most {limits.rows:,} rows are read by one import "
+            "(KASAUTI_IMPORT_MAX_ROWS): split it into several files",
+        )
+    if extent.cells > limits.cells + extent.columns:
+        raise TableError(
+            None,
+            "file",
+            f"{declared}; at most {limits.cells:,} cells are read by one import "
+            "(KASAUTI_IMPORT_MAX_CELLS): split it into several files",
         )
 
 
@@ -219,7 +333,7 @@ def _trim(values: tuple) -> tuple:
 def _read_xlsx(upload: ImportFile, budget: _Budget) -> Table:
     from openpyxl import load_workbook  # imported lazily: only xlsx imports need it
 
-    _xlsx_size_check(upload, budget.limits.xlsx_bytes)
+    xlsx_extent_check(xlsx_extent(upload.data), budget.limits)
     try:
         workbook = load_workbook(io.BytesIO(upload.data), read_only=True, data_only=True)
     except Exception as error:  # openpyxl raises many types for a corrupt archive
@@ -227,6 +341,10 @@ def _read_xlsx(upload: ImportFile, budget: _Budget) -> Table:
     try:
         # EsBBQ's generator reads the sheet named Sheet1; fall back to the first sheet.
         sheet = workbook["Sheet1"] if "Sheet1" in workbook.sheetnames else workbook.worksheets[0]
+        # Read what the sheet holds, not what it declares: read-only openpyxl otherwise stops
+        # at the declared last row (rows past a too-small <dimension> were silently dropped)
+        # and pads every row to the declared width. The declared extent was checked above.
+        sheet.reset_dimensions()
         rows = sheet.iter_rows(values_only=True)
         header = next(rows, None)
         if header is None:
@@ -238,8 +356,7 @@ def _read_xlsx(upload: ImportFile, budget: _Budget) -> Table:
         table = Table(file=upload.name, headers={})
         keys = _header_keys([_cell_text(v) for v in header], table)
         for number, values in enumerate(rows, start=2):
-            # Counted as delivered, padding included: a sheet that declares 16,384 columns
-            # costs that much to read, and reaches the cell limit accordingly.
+            # Counted as delivered: the budget stops a sheet that holds more than it declared.
             budget.row(number, len(values))
             _append_row(table, keys, [_cell_text(v) for v in _trim(values)], number)
     finally:

@@ -288,8 +288,9 @@ def benchmark_import(
     report.skipped = result.skipped
     report.by_category = _by_category(result)
     with transaction.atomic():
-        report.dataset_created = not Dataset.objects.filter(name=dataset_name).exists()
-        dataset = services.dataset_get_or_create(name=dataset_name, created_by=created_by)
+        dataset, report.dataset_created = services.dataset_get_or_create(
+            name=dataset_name, created_by=created_by
+        )
         # Serialise imports into one dataset: the create-or-edit decisions below must not race.
         Dataset.objects.select_for_update().get(pk=dataset.pk)
         if fmt and not dataset.source_format:

@@ -73,9 +73,11 @@ class Command(BaseCommand):
             cells = [published, kasauti] + [matched[f] for f in FIELDS + ("all",)]
             self.stdout.write(f"{name:<{width}}  " + "  ".join(f"{c:>13}" for c in cells))
         self.stdout.write("")
-        self.stdout.write(f"differences: {len(report.differences)}")
+        self.stdout.write(f"differences: {len(report.mismatches)}")
         for reason, count in report.reasons.items():
             self.stdout.write(f"  {reason}: {count}")
+        if report.rewordings:
+            self.stdout.write(f"counted as matched, worded differently: {len(report.rewordings)}")
         shown: dict[str, int] = {}
         for difference in report.differences:
             key = f"{difference.reason}/{difference.field}"

@@ -19,7 +19,7 @@ def mark_campaign_votes(apps, schema_editor):
 class Migration(migrations.Migration):
     dependencies = [
         ("annotation", "0003_sentence_review_facts"),
-        ("catalog", "0009_annot_tuple_imported_votes"),
+        ("catalog", "0009_tuple_imported_votes"),
     ]
 
     operations = [migrations.RunPython(mark_campaign_votes, migrations.RunPython.noop)]

@@ -1,6 +1,6 @@
 """Keep a tuple's imported votes beside the votes that decide (issue 18, 4.5): the imported
 votes so far are the current votes of every tuple (apps.annotation's migration
-0004_annot_tuple_votes_source then marks the tuples a campaign already decided, whose imported
+0004_tuple_votes_source then marks the tuples a campaign already decided, whose imported
 votes were overwritten before this and are not known)."""
 
 from django.db import migrations, models
