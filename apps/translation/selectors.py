@@ -22,7 +22,7 @@ def translated_string_list(
 ) -> QuerySet[TranslatedString]:
     """Strings, optionally those a job used (produced or reused from the cache). With a job,
     pass/flag is judged by that job's threshold, not by the one stored with the string."""
-    qs = TranslatedString.objects.all()
+    qs = TranslatedString.objects.select_related("produced_by")
     if job is not None:
         qs = qs.filter(pk__in=TranslationJobString.objects.filter(job=job).values("string_id"))
     if language:
@@ -42,9 +42,9 @@ def translated_string_list(
 def correction_list(
     *, status: str = "", language: str = "", job_id: int | None = None
 ) -> QuerySet[CorrectionItem]:
-    qs = CorrectionItem.objects.select_related("translated_string", "instance").prefetch_related(
-        "revisions"
-    )
+    qs = CorrectionItem.objects.select_related(
+        "translated_string", "instance", "job"
+    ).prefetch_related("revisions")
     if status:
         qs = qs.filter(status=status)
     if language:
