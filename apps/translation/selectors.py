@@ -52,3 +52,24 @@ def correction_list(
     if job_id is not None:
         qs = qs.filter(job_id=job_id)
     return qs
+
+
+def string_verdicts(*, dataset_id: int, string_ids: list[int]) -> dict[int, tuple[int, float]]:
+    """Each string's verdict as the jobs of a dataset judged it: string id -> (job id, that
+    job's threshold) for the newest finished job of the dataset that used the string (produced
+    it or took it from the cache). A string passes that job when its similarity reaches the
+    threshold; the pass/fail stored with a cached string is only its producer's verdict."""
+    verdicts: dict[int, tuple[int, float]] = {}
+    for start in range(0, len(string_ids), 5000):
+        rows = (
+            TranslationJobString.objects.filter(
+                job__dataset_id=dataset_id,
+                job__core_job__status="succeeded",
+                string_id__in=string_ids[start : start + 5000],
+            )
+            .order_by("job_id")
+            .values_list("string_id", "job__core_job_id", "job__threshold")
+        )
+        for string_id, job_id, threshold in rows:
+            verdicts[string_id] = (job_id, threshold)  # the newest job wins (ordered by id)
+    return verdicts

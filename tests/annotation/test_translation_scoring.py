@@ -167,3 +167,79 @@ def test_calibration_samples_the_whole_range(
     )
     assert 'value="0.65"' in form.content.decode()
     assert form.context["form"].initial["languages"] == ["hi"]
+
+
+def _segment_sizes(dataset) -> dict[str, int]:
+    english = Instance.objects.filter(dataset=dataset, language="en")
+    return {
+        "ctx": english.filter(context_condition="ambig").values("context").distinct().count(),
+        "qn": english.values("question").distinct().count(),
+    }
+
+
+def _translation_job(dataset, threshold: float, strings, *, language="hi", cached=False):
+    """A finished translation job of `dataset` at `threshold` that used `strings` (produced
+    them, or took them from the cache), as the pipeline records it."""
+    from apps.core.models import Job
+    from apps.translation.models import TranslationJob, TranslationJobString
+
+    core = Job.objects.create(kind="translate", status=Job.Status.SUCCEEDED)
+    job = TranslationJob.objects.create(
+        core_job=core, dataset=dataset, languages=[language], threshold=threshold
+    )
+    TranslationJobString.objects.bulk_create(
+        TranslationJobString(job=job, string=s, cached=cached) for s in strings
+    )
+    return job
+
+
+def test_scoring_samples_by_the_verdict_of_the_newest_job(templates, annotator, second_annotator):
+    """ISSUE18 4.1: a job at 0.75 flags every string (stored with passed=False); a second job at
+    0.1 reuses them from the cache and passes them. Sampling follows the second job's verdict,
+    not the one stored with the cached strings by the first."""
+    dataset = templates[0].template.dataset
+    dataset_instantiate(dataset=dataset)
+    _strings(dataset)
+    from apps.translation.models import TranslatedString
+
+    strings = list(TranslatedString.objects.filter(language="hi"))
+    TranslatedString.objects.update(similarity=0.3, threshold=0.75, passed=False)
+    first = _translation_job(dataset, 0.75, strings)
+    TranslatedString.objects.update(produced_by=first)
+    with pytest.raises(KasautiError) as refused:
+        services.campaign_create(
+            dataset=dataset,
+            kind="translation_scoring",
+            language="hi",
+            annotators=[annotator, second_annotator],
+            sample_size=4,
+        )
+    # The error says why: which job judged, at what threshold, and what it passed.
+    message = str(refused.value)
+    assert f"job #{first.core_job_id}" in message and "0.75" in message
+    assert f"0 of {len(strings)}" in message
+
+    second = _translation_job(dataset, 0.1, strings, cached=True)
+    campaign = services.campaign_create(
+        dataset=dataset,
+        kind="translation_scoring",
+        language="hi",
+        annotators=[annotator, second_annotator],
+        sample_size=4,
+    )
+    items = CampaignItem.objects.filter(campaign=campaign)
+    assert {i.segment for i in items} == {"ctx", "qn"}
+    assert items.count() == sum(min(4, n) for n in _segment_sizes(dataset).values())
+    assert second.threshold < 0.3
+
+
+def test_scoring_without_a_translation_says_so(templates, annotator, second_annotator):
+    dataset = templates[0].template.dataset
+    dataset_instantiate(dataset=dataset)
+    with pytest.raises(KasautiError, match="no translation into hi"):
+        services.campaign_create(
+            dataset=dataset,
+            kind="translation_scoring",
+            language="hi",
+            annotators=[annotator, second_annotator],
+        )
