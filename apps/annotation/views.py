@@ -19,6 +19,7 @@ from apps.accounts.decorators import (
 from apps.accounts.roles import is_researcher
 from apps.catalog.models import LANGUAGE_NAMES, Dataset, Finding
 from apps.core.errors import KasautiError
+from apps.translation.selectors import string_occurrences
 
 from . import corrections, reports, rules, selectors, services
 from .models import Assignment, Campaign, CampaignItem, CampaignKind, Decision
@@ -417,6 +418,14 @@ def correction_work(request: HttpRequest) -> HttpResponse:
             "languages": [(code, LANGUAGE_NAMES.get(code, code)) for code in languages],
             "open_count": queue.count(),
             "history": corrections.correction_history(item=item) if item else [],
+            "occurrences": (
+                string_occurrences(
+                    string=item.translated_string,
+                    dataset_id=item.job.dataset_id if item.job_id else None,
+                )
+                if item and item.translated_string_id
+                else None
+            ),
             "machine": corrections.machine_text(item) if item else "",
             "error": error,
         },

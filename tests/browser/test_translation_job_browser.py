@@ -107,3 +107,53 @@ def test_every_panel_stays_live_and_demo_output_is_labelled(
     )
     assert "demo models" in _text(page, "#demo-models-note")
     page.screenshot(path=f"/tmp/transl-shots/job_done_{width}.png", full_page=True)
+
+
+@pytest.mark.parametrize("width", [1366, 390])
+def test_a_correction_shows_its_string_inside_the_sentences_it_occurs_in(
+    live_server, open_as, demo_users, demo_engines, queue, width
+):
+    """ISSUE18 2.6: a flagged answer option ("sc", "obc") means nothing alone: the correction
+    page shows each English sentence it occurs in, beside its translation, string marked."""
+    from apps.annotation.services import annotator_update
+    from apps.catalog.models import Instance
+    from apps.translation.models import CorrectionItem
+
+    annotator_update(user=demo_users["annotator"], languages=["hi"])
+    dataset = make_dataset()
+    job = services.translation_job_create(
+        dataset=dataset, languages=["hi"], created_by=demo_users["researcher"]
+    )
+    queue.drain()
+    assert TranslationJob.objects.get(pk=job.pk).status == "succeeded"
+    english = Instance.objects.filter(dataset=dataset, language="en")
+    answers = set(english.values_list("ans0", flat=True))
+    item = (
+        CorrectionItem.objects.filter(
+            job=job, kind="low_similarity", translated_string__source_text__in=answers
+        )
+        .select_related("translated_string")
+        .order_by("id")
+        .first()
+    )
+    assert item is not None
+    source = item.translated_string.source_text
+    where = english.filter(ans0=source).order_by("id").first()
+
+    page = open_as("anu", width=width, height=900)
+    page.goto(f"{live_server.url}/annotate/corrections/?item={item.pk}")
+    rows = page.locator("#occurrences .occurrence")
+    assert rows.count() >= 1
+    first = rows.nth(0)
+    english_text = " ".join(first.locator(".occurrence-en").text_content().split())
+    assert where.context.split()[0] in english_text and where.question in english_text
+    assert first.locator(".occurrence-en mark").first.text_content() == source
+    translated = Instance.objects.get(source_instance=where, language="hi")
+    hindi = first.locator(".occurrence-target")
+    assert hindi.get_attribute("lang") == "hi"
+    assert " ".join(translated.question.split()) in " ".join(hindi.text_content().split())
+    assert "gibberish" in page.text_content("#demo-models-note")
+    # Nothing wider than the screen.
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    shot(page, f"annotation_correction_context_{width}", full_page=True)
+    page.screenshot(path=f"/tmp/transl-shots/correction_{width}.png", full_page=True)
