@@ -170,6 +170,29 @@ def test_calibration_plot_and_thresholds(live_server, open_as, two_annotators, d
     shot(page, "annotation_calibration", full_page=True)
 
 
+@pytest.mark.parametrize("width", [1366, 390])
+def test_a_scoring_campaign_dashboard_calibrates_with_its_judgements(
+    live_server, open_as, two_annotators, dataset, width
+):
+    """ISSUE18 4.2: Table 3's judgements calibrate too; the plot's axis spans them."""
+    campaign = _scoring_campaign(dataset, two_annotators, sample_size=4)
+    _score(
+        campaign,
+        two_annotators,
+        lambda item, slot: (5 if item.translated_string.similarity >= 0.93 else 2, 4),
+    )
+    page = open_as("rekha", width=width, height=900)
+    page.goto(f"{live_server.url}/annotate/manage/campaigns/{campaign.pk}/")
+    assert page.locator("#calibration-plot circle").count() == campaign.items.count()
+    assert "this campaign" in page.text_content("#calibration-sources")
+    assert page.text_content("#suggested-threshold") == "0.93"  # 0.91, 0.92 scored 2
+    assert "lowest threshold" in page.text_content("#suggestion-reason")
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    page.locator("#calibration-plot").scroll_into_view_if_needed()
+    shot(page, f"annotation_scoring_calibration_{width}", full_page=True)
+    page.screenshot(path=f"/tmp/transl-shots/scoring_dashboard_{width}.png", full_page=True)
+
+
 def test_table3_page_and_csv_download(live_server, open_as, two_annotators, dataset):
     campaign = _scoring_campaign(dataset, two_annotators, sample_size=2)
     items = list(CampaignItem.objects.filter(campaign=campaign).order_by("position"))
