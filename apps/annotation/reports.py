@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import statistics
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -185,32 +186,61 @@ def _kappa_cell(value: agreement.Agreement) -> str:
 
 # --- threshold calibration ------------------------------------------------------------------
 
-CANDIDATE_THRESHOLDS = tuple(round(0.5 + 0.05 * i, 2) for i in range(10))  # 0.50 .. 0.95
+THRESHOLD_STEP = 0.01  # candidate thresholds: every hundredth across the judged similarities
 GOOD = 4  # adequacy at or above this counts as "meaning kept"
 CALIBRATION_TARGET = 0.9  # the share of passed items scored >= GOOD a suggestion must reach
+CALIBRATION_SOURCES = (CampaignKind.CALIBRATION, CampaignKind.TRANSLATION_SCORING)
+
+
+def candidate_thresholds(similarities: list[float]) -> list[float]:
+    """Every hundredth from just below the lowest similarity to just above the highest: the
+    whole range the data spans (cosine may be anywhere in -1..1), whatever it is."""
+    if not similarities:
+        return []
+    low = math.floor(min(similarities) / THRESHOLD_STEP)
+    high = math.ceil(max(similarities) / THRESHOLD_STEP)
+    return [round(i * THRESHOLD_STEP, 2) for i in range(low, high + 1)]
 
 
 def calibration(*, campaign: Campaign) -> dict[str, Any]:
-    """Cosine similarity against mean human adequacy, and for each candidate threshold: the
-    share of passed items humans score ≥ 4 (precision) and the share of items scored ≥ 4 that
-    would pass (recall). The suggestion is the lowest threshold whose precision reaches 0.9,
-    else the one with the best precision."""
-    rows = Assignment.objects.filter(campaign=campaign, done_at__isnull=False).values_list(
-        "item_id", "item__translated_string__similarity", "current__answers"
-    )
-    items: dict[int, dict[str, Any]] = {}
-    for item_id, similarity, answers in rows:
-        items.setdefault(item_id, {"similarity": similarity, "adequacy": []})["adequacy"].append(
-            answers["adequacy"]
+    """Cosine similarity against mean human adequacy, and for each candidate threshold across
+    the range the similarities span: the share of passed items humans score ≥ 4 (precision)
+    and the share of items scored ≥ 4 that would pass (recall). The suggestion is the lowest
+    threshold whose precision reaches 0.9, else (the fallback) the one with the best precision;
+    `reason` says which, or why there is none.
+
+    The judgements are those of every calibration and translation-scoring campaign of the
+    campaign's dataset and language (a calibration may reuse Table 3's judgements), one point
+    per translated string (its mean adequacy over all of them)."""
+    sources = Campaign.objects.filter(
+        dataset_id=campaign.dataset_id, language=campaign.language, kind__in=CALIBRATION_SOURCES
+    ).order_by("id")
+    rows = (
+        Assignment.objects.filter(campaign__in=sources, done_at__isnull=False)
+        .exclude(item__status=ItemStatus.SUPERSEDED)
+        .values_list(
+            "campaign_id",
+            "item__translated_string_id",
+            "item__translated_string__similarity",
+            "current__answers",
         )
+    )
+    strings: dict[int, dict[str, Any]] = {}
+    used: dict[int, set[int]] = defaultdict(set)
+    for campaign_id, string_id, similarity, answers in rows:
+        if string_id is None:
+            continue
+        used[campaign_id].add(string_id)
+        entry = strings.setdefault(string_id, {"similarity": similarity, "adequacy": []})
+        entry["adequacy"].append(answers["adequacy"])
     points = [
         {"similarity": round(v["similarity"], 4), "adequacy": statistics.fmean(v["adequacy"])}
-        for v in items.values()
+        for v in strings.values()
     ]
+    good = [p for p in points if p["adequacy"] >= GOOD]
     table = []
-    for threshold in CANDIDATE_THRESHOLDS:
+    for threshold in candidate_thresholds([p["similarity"] for p in points]):
         passed = [p for p in points if p["similarity"] >= threshold]
-        good = [p for p in points if p["adequacy"] >= GOOD]
         good_passed = [p for p in passed if p["adequacy"] >= GOOD]
         table.append(
             {
@@ -220,16 +250,41 @@ def calibration(*, campaign: Campaign) -> dict[str, Any]:
                 "recall": round(len(good_passed) / len(good), 3) if good else None,
             }
         )
+    for previous, row in zip([None, *table], table, strict=False):
+        # The first threshold of each run that passes the same items (the page lists those).
+        row["step"] = previous is None or previous["passed"] != row["passed"]
     usable = [row for row in table if row["precision"] is not None]
     suggestion = next(
         (row["threshold"] for row in usable if row["precision"] >= CALIBRATION_TARGET), None
     )
-    if suggestion is None and usable:
-        suggestion = max(usable, key=lambda row: (row["precision"], -row["threshold"]))["threshold"]
+    if not points:
+        reason = "no judged items yet"
+    elif not good:
+        reason = (
+            f"no item was scored {GOOD} or more for adequacy ({len(points)} judged): no "
+            "threshold keeps only translations that keep the meaning"
+        )
+    elif suggestion is not None:
+        reason = (
+            f"the lowest threshold whose passed items humans score ≥ {GOOD} at least "
+            f"{CALIBRATION_TARGET:.0%} of the time"
+        )
+    else:
+        best = max(usable, key=lambda row: (row["precision"], -row["threshold"]))
+        suggestion = best["threshold"]
+        reason = (
+            f"no threshold reaches {CALIBRATION_TARGET:.0%} of passed items scored ≥ {GOOD}: "
+            f"the fallback is the best precision, {best['precision']:.1%} at this threshold"
+        )
     return {
         "language": campaign.language,
         "points": sorted(points, key=lambda p: p["similarity"]),
         "thresholds": table,
         "suggested_threshold": suggestion,
-        "reason": "" if points else "no judged items yet",
+        "reason": reason,
+        "campaigns": [
+            {"id": c.pk, "name": c.name, "kind": c.kind, "strings": len(used[c.pk])}
+            for c in sources
+            if c.pk == campaign.pk or used[c.pk]
+        ],
     }

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 from collections import defaultdict
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import TypeVar
 
 from apps.core.errors import KasautiError
@@ -35,6 +35,39 @@ def stratified_sample(
     for key in keys:
         sample.extend(rng.sample(strata[key], alloc[key]))
     return sample
+
+
+RANGE_BINS = 10
+
+
+def range_sample(
+    rows: Sequence[T], *, key: Callable[[T], float], n: int, seed: int, bins: int = RANGE_BINS
+) -> list[T]:
+    """Up to n rows spread across the range of `key` the rows span, seeded: the range from the
+    smallest to the largest value is cut into `bins` equal widths and each gets an equal share
+    (a bin with fewer rows gives its unused share to the others, lowest bins first), so a pool
+    crowded at one end is not sampled in its own proportions. Returns rows in input order."""
+    if n >= len(rows):
+        return list(rows)
+    values = [key(row) for row in rows]
+    low, high = min(values), max(values)
+    width = (high - low) / bins
+    strata: dict[int, list[int]] = defaultdict(list)
+    for index, value in enumerate(values):
+        strata[min(int((value - low) / width), bins - 1) if width > 0 else 0].append(index)
+    keys = sorted(strata)
+    alloc = dict.fromkeys(keys, 0)
+    left = n
+    while left > 0:
+        open_keys = [k for k in keys if alloc[k] < len(strata[k])]
+        share, extra = divmod(left, len(open_keys))
+        for position, k in enumerate(open_keys):
+            take = min(share + (1 if position < extra else 0), len(strata[k]) - alloc[k])
+            alloc[k] += take
+            left -= take
+    rng = random.Random(seed)
+    chosen = sorted(i for k in keys for i in rng.sample(strata[k], alloc[k]))
+    return [rows[i] for i in chosen]
 
 
 class AssignmentImpossible(KasautiError):

@@ -37,6 +37,7 @@ from apps.core.models import Job
 from apps.core.text import nfc, nfc_deep
 from apps.translation.models import TranslatedString
 from apps.translation.pipeline import text_hash
+from apps.translation.selectors import string_verdicts
 
 from . import rules
 from .models import (
@@ -51,7 +52,7 @@ from .models import (
     Judgement,
     SentenceRevision,
 )
-from .sampling import balanced_assignment, stratified_sample
+from .sampling import balanced_assignment, range_sample, stratified_sample
 
 User = get_user_model()
 
@@ -202,16 +203,34 @@ def _translation_candidates(
 
 def _translation_targets(
     dataset: Dataset, language: str, *, per_segment: int, seed: int, calibration: bool
-) -> list[dict[str, Any]]:
+) -> tuple[list[dict[str, Any]], str]:
+    """The sampled strings, and why there are none when there are none. Scoring samples the
+    strings that passed: by the verdict of the newest finished job of the dataset that used
+    the string (its own threshold), else the one stored with the string by the job that
+    produced it. Calibration samples every translated string across the similarity range."""
     candidates = _translation_candidates(dataset, language, passed_only=not calibration)
     hashes = {text_hash(text) for _, text, _ in candidates}
-    strings: dict[str, TranslatedString] = {}
+    rows: list[TranslatedString] = []
     qs = TranslatedString.objects.filter(language=language).order_by("id")
-    if not calibration:
-        qs = qs.filter(passed=True)
     hash_list = sorted(hashes)
     for start in range(0, len(hash_list), 5000):
-        for row in qs.filter(text_hash__in=hash_list[start : start + 5000]):
+        rows.extend(qs.filter(text_hash__in=hash_list[start : start + 5000]))
+    verdicts = (
+        {}
+        if calibration
+        else string_verdicts(dataset_id=dataset.pk, string_ids=[row.pk for row in rows])
+    )
+
+    def passes(row: TranslatedString) -> bool:
+        if row.pk in verdicts:
+            return row.similarity >= verdicts[row.pk][1]
+        return row.passed
+
+    strings: dict[str, TranslatedString] = {}
+    translated: set[str] = set()
+    for row in rows:
+        translated.add(row.text_hash)
+        if calibration or passes(row):
             strings[row.text_hash] = row  # the newest models' row wins (ordered by id)
     targets = []
     for segment in ("ctx", "qn"):
@@ -222,9 +241,8 @@ def _translation_targets(
         ]
         pool.sort(key=lambda row: row[1].pk)
         if calibration:
-            # Across the whole similarity range: strata are tenths of cosine similarity.
-            pool = [(min(int(s.similarity * 10), 9), (category, s)) for category, s in pool]
-            chosen = [value for _, value in stratified_sample(pool, n=per_segment, seed=seed)]
+            # Across the range the similarities span, not in the pool's own proportions.
+            chosen = range_sample(pool, key=lambda row: row[1].similarity, n=per_segment, seed=seed)
         else:
             chosen = stratified_sample(pool, n=per_segment, seed=seed)
         for category, string in sorted(chosen, key=lambda row: row[1].pk):
@@ -236,7 +254,21 @@ def _translation_targets(
                     "language": language,
                 }
             )
-    return targets
+    if targets:
+        return targets, ""
+    if not translated:
+        return [], (
+            f"no translation into {language} of its {len(hashes):,} English contexts and "
+            "questions yet: run a translation job first"
+        )
+    judged = sorted({verdicts[row.pk] for row in rows if row.pk in verdicts}, reverse=True)
+    by = "; ".join(f"job #{job_id} at threshold {threshold:g}" for job_id, threshold in judged)
+    return [], (
+        f"the translations into {language} passed 0 of {len(translated):,} contexts and "
+        f"questions (judged by {by or 'the jobs that produced them'}) and a scoring campaign "
+        "samples passed strings only: translate again at a lower threshold, or start a "
+        "calibration campaign, which samples across the whole similarity range"
+    )
 
 
 def _tuple_targets(dataset: Dataset, language: str) -> list[dict[str, Any]]:
@@ -302,9 +334,9 @@ def campaign_create(
     if kind in (CampaignKind.TRANSLATION_SCORING, CampaignKind.CALIBRATION) and not language:
         raise KasautiError("language: required for translation scoring")
     if kind == CampaignKind.TEMPLATE_VALIDATION:
-        targets = _template_targets(dataset)
+        targets, why = _template_targets(dataset), ""
     elif kind in (CampaignKind.TRANSLATION_SCORING, CampaignKind.CALIBRATION):
-        targets = _translation_targets(
+        targets, why = _translation_targets(
             dataset,
             language,
             per_segment=sample_size,
@@ -312,13 +344,16 @@ def campaign_create(
             calibration=kind == CampaignKind.CALIBRATION,
         )
     elif kind == CampaignKind.TUPLE_VOTE:
-        targets = _tuple_targets(dataset, language)
+        targets, why = _tuple_targets(dataset, language), ""
     else:
         if tier not in ("language", "social_science"):
             raise KasautiError("tier: language or social_science")
-        targets = _sentence_targets(dataset, language, tier)
+        targets, why = _sentence_targets(dataset, language, tier), ""
     if not targets:
-        raise KasautiError(f"nothing to annotate in {dataset.name} for a {kind} campaign")
+        raise KasautiError(
+            f"nothing to annotate in {dataset.name} for a {kind} campaign"
+            + (f": {why}" if why else "")
+        )
 
     languages = {user.pk: set(annotator_languages(user)) for user in annotators}
     # Templates are judged in their own language; everything else in the campaign's.

@@ -3,6 +3,8 @@ live in services/selectors. Every decision has a keyboard shortcut (static/annot
 
 from __future__ import annotations
 
+import math
+
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.http import Http404, HttpRequest, HttpResponse
@@ -20,6 +22,7 @@ from apps.catalog.review import TUPLE_VOTES_RULE
 from apps.catalog.versions import template_version_history
 from apps.core.error_pages import post_form
 from apps.core.errors import KasautiError
+from apps.translation.selectors import string_occurrences
 
 from . import corrections, reports, rules, selectors, services
 from .models import Assignment, Campaign, CampaignItem, CampaignKind, Decision
@@ -197,6 +200,30 @@ def campaign_new(request: HttpRequest) -> HttpResponse:
     )
 
 
+def _calibration_plot(calibration: dict) -> dict:
+    """SVG coordinates of the calibration plot (frame in dashboard.html: x 0..360, y 0..180):
+    the x axis spans the tenths around the similarities judged, wherever they lie in -1..1."""
+    sims = [p["similarity"] for p in calibration["points"]]
+    low = math.floor(min(sims, default=0.0) * 10) / 10
+    high = max(math.ceil(max(sims, default=1.0) * 10) / 10, low + 0.1)
+
+    def x(value: float) -> int:
+        return round((value - low) / (high - low) * 360)
+
+    suggested = calibration["suggested_threshold"]
+    return {
+        "calibration_points": [
+            {**p, "x": x(p["similarity"]), "y": round(p["adequacy"] / 5 * 180)}
+            for p in calibration["points"]
+        ],
+        "calibration_threshold_x": None if suggested is None else x(suggested),
+        "calibration_xticks": [
+            (50 + round(i * 90), f"{low + (high - low) * i / 4:.3g}") for i in range(5)
+        ],
+        "calibration_yticks": [(200 - 36 * y, str(y)) for y in range(1, 6)],
+    }
+
+
 @require_GET
 @researcher_required
 def campaign_dashboard(request: HttpRequest, pk: int) -> HttpResponse:
@@ -209,27 +236,9 @@ def campaign_dashboard(request: HttpRequest, pk: int) -> HttpResponse:
         "tuple_votes": selectors.campaign_tuple_votes(campaign=campaign),
         "tuple_votes_rule": TUPLE_VOTES_RULE,
     }
-    if campaign.kind == CampaignKind.CALIBRATION:
+    if campaign.kind in reports.CALIBRATION_SOURCES:
         calibration = reports.calibration(campaign=campaign)
-        suggested = next(
-            (
-                row
-                for row in calibration["thresholds"]
-                if row["threshold"] == calibration["suggested_threshold"]
-            ),
-            None,
-        )
-        context |= {
-            "calibration": calibration,
-            # Whether the suggestion met the 90% rule or is only the best available.
-            "calibration_reached": suggested is not None
-            and suggested["precision"] >= reports.CALIBRATION_TARGET,
-            # Plot ticks (SVG coordinates of the frame in dashboard.html).
-            "calibration_xticks": [
-                (50 + round(x * 360), f"{x:g}") for x in (0, 0.25, 0.5, 0.75, 1)
-            ],
-            "calibration_yticks": [(200 - 36 * y, str(y)) for y in range(1, 6)],
-        }
+        context |= {"calibration": calibration, **_calibration_plot(calibration)}
     return render(request, "annotation/dashboard.html", context)
 
 
@@ -450,6 +459,14 @@ def correction_work(request: HttpRequest) -> HttpResponse:
             "languages": [(code, LANGUAGE_NAMES.get(code, code)) for code in languages],
             "open_count": queue.count(),
             "history": corrections.correction_history(item=item) if item else [],
+            "occurrences": (
+                string_occurrences(
+                    string=item.translated_string,
+                    dataset_id=item.job.dataset_id if item.job_id else None,
+                )
+                if item and item.translated_string_id
+                else None
+            ),
             "machine": corrections.machine_text(item) if item else "",
             "error": error,
         },

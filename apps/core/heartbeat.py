@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from django.conf import settings
@@ -27,25 +28,104 @@ class JobCancelled(Exception):
     transaction the work holds rolls back)."""
 
 
-def job_progress(*, job_id: int, done: int, total: int | None = None, started_at=None) -> None:
-    """Record progress (and a heartbeat), with the rate and ETA it implies. Raises
-    JobCancelled if the job was cancelled meanwhile."""
-    now = timezone.now()
-    job = Job.objects.filter(pk=job_id).values("status", "started_at", "progress_total").first()
+@dataclass(frozen=True)
+class Progress:
+    done: int
+    rate: float | None  # units per second over the window
+    eta_seconds: float | None
+    samples: list[list[float]]
+
+
+def progress_measure(
+    *,
+    samples: list[list[float]],
+    done: int,
+    total: int,
+    previous_done: int,
+    previous_total: int,
+    now: float,
+    window: float,
+) -> Progress:
+    """The one definition of a job's rate and time left, for every kind of job: progress over
+    the last `window` seconds (the samples in it, and the latest one before it when there is
+    none, so a job reporting less often than the window still has a rate), not the average
+    since the start (a resumed job, or cached work counted at once, made that swing from 7 to
+    1,001 strings/s). A report below the progress already recorded at the same total (a stale
+    report of a concurrent step) does not move progress back. Pure: times in unix seconds."""
+    if total == previous_total and done < previous_done:
+        done = previous_done
+    earlier = [s for s in samples if s[1] <= done and s[0] <= now]
+    if total != previous_total and samples:
+        earlier = []  # the work was re-measured: start a new window
+    kept = [s for s in earlier if s[0] >= now - window]
+    if not kept and earlier:
+        kept = earlier[-1:]
+    kept.append([now, done])
+    first = kept[0]
+    span = now - first[0]
+    rate = (done - first[1]) / span if span > 0 else None
+    eta = max(total - done, 0) / rate if rate else None
+    return Progress(done=done, rate=rate, eta_seconds=eta, samples=kept)
+
+
+def progress_apply(job: Job, *, done: int, total: int | None = None, now=None) -> list[str]:
+    """Set a job's progress, rate, time left and samples in memory (the caller saves the
+    returned fields, under its row lock if it holds one)."""
+    now = now or timezone.now()
+    total = job.progress_total if total is None else total
+    measured = progress_measure(
+        samples=job.progress_samples or [],
+        done=done,
+        total=total,
+        previous_done=job.progress_done,
+        previous_total=job.progress_total,
+        now=now.timestamp(),
+        window=settings.KASAUTI_JOB_RATE_WINDOW_SECONDS,
+    )
+    job.progress_done = measured.done
+    job.progress_total = total
+    job.rate = measured.rate
+    job.eta_seconds = measured.eta_seconds
+    job.progress_samples = measured.samples
+    job.heartbeat_at = now
+    return [
+        "progress_done",
+        "progress_total",
+        "rate",
+        "eta_seconds",
+        "progress_samples",
+        "heartbeat_at",
+    ]
+
+
+def progress_baseline(job: Job, *, done: int, total: int, now=None) -> list[str]:
+    """Start measuring from here: `done` units (work found already done, cached strings) count
+    as progress but not towards the rate."""
+    now = now or timezone.now()
+    job.progress_done = done
+    job.progress_total = total
+    job.rate = None
+    job.eta_seconds = None
+    job.progress_samples = [[now.timestamp(), done]]
+    job.heartbeat_at = now
+    return ["progress_done", "progress_total", "rate", "eta_seconds", "progress_samples"]
+
+
+def job_progress(*, job_id: int, done: int, total: int | None = None) -> None:
+    """Record progress (and a heartbeat), with the rate and ETA it implies over the last rate
+    window (progress_measure). Raises JobCancelled if the job was cancelled meanwhile."""
+    job = (
+        Job.objects.filter(pk=job_id)
+        .only("status", "progress_done", "progress_total", "progress_samples")
+        .first()
+    )
     if job is None:
         return
-    if job["status"] == Job.Status.CANCELLED:
+    if job.status == Job.Status.CANCELLED:
         raise JobCancelled(job_id)
-    total = job["progress_total"] if total is None else total
-    started = started_at or job["started_at"]
-    elapsed = (now - started).total_seconds() if started else 0.0
-    rate = done / elapsed if done and elapsed > 0 else None
+    fields = progress_apply(job, done=done, total=total)
     Job.objects.filter(pk=job_id, status=Job.Status.RUNNING).update(
-        progress_done=done,
-        progress_total=total,
-        rate=rate,
-        eta_seconds=(max(total - done, 0) / rate) if rate else None,
-        heartbeat_at=now,
+        **{name: getattr(job, name) for name in fields}
     )
 
 
@@ -93,7 +173,6 @@ class Heartbeat:
         self.interval = interval
         self.cancelled = False
         self._pending: tuple[int, int | None] | None = None
-        self._started_at = timezone.now()
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name=f"job-{job_id}-heartbeat")
@@ -113,12 +192,7 @@ class Heartbeat:
             pending, self._pending = self._pending, None
         try:
             if pending is not None:
-                job_progress(
-                    job_id=self.job_id,
-                    done=pending[0],
-                    total=pending[1],
-                    started_at=self._started_at,
-                )
+                job_progress(job_id=self.job_id, done=pending[0], total=pending[1])
             elif not job_heartbeat(job_id=self.job_id):
                 self.cancelled = Job.objects.filter(
                     pk=self.job_id, status=Job.Status.CANCELLED

@@ -34,6 +34,9 @@ class Job(models.Model):
     progress_unit = models.CharField(max_length=20, blank=True)
     rate = models.FloatField(null=True, blank=True, help_text="Units per second.")
     eta_seconds = models.FloatField(null=True, blank=True)
+    # [[unix time, done], ...] over the last KASAUTI_JOB_RATE_WINDOW_SECONDS of this attempt:
+    # what `rate` is measured on (apps/core/heartbeat.py, progress_measure).
+    progress_samples = models.JSONField(default=list, blank=True)
     celery_task_id = models.CharField(max_length=64, blank=True)
     # Times a worker took the job up (starts, resumes and recoveries).
     attempts = models.PositiveIntegerField(default=0)

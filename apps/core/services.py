@@ -29,6 +29,8 @@ from .heartbeat import (  # noqa: F401 (re-exported: the job API is apps.core.se
     JobCancelled,
     job_heartbeat,
     job_progress,
+    progress_apply,
+    progress_baseline,
 )
 from .models import Job
 from .registry import job_kind_get
@@ -161,8 +163,16 @@ def job_start(*, job_id: int, celery_task_id: str = "") -> Job | None:
         job.heartbeat_at = now
         job.attempts += 1
         job.celery_task_id = celery_task_id[:64]
+        job.progress_samples = []  # the rate is measured afresh in each attempt
         job.save(
-            update_fields=["status", "started_at", "heartbeat_at", "attempts", "celery_task_id"]
+            update_fields=[
+                "status",
+                "started_at",
+                "heartbeat_at",
+                "attempts",
+                "celery_task_id",
+                "progress_samples",
+            ]
         )
     return job
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_serializer
 from rest_framework import generics, serializers, status
+from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 
 from apps.accounts.permissions import HasRole, ResearcherOrReadOnly
@@ -28,10 +29,26 @@ from .models import (
 )
 
 
+def translation_job_param(params) -> TranslationJob | None:
+    """`?job=`: a translation job named by its one id, the core job id every page shows
+    (/jobs/<id>/, /api/jobs/<id>/); unknown -> 400."""
+    value = params.get("job", "").strip()
+    if not value:
+        return None
+    found = None
+    if "\x00" not in value and value.isascii() and value.isdigit() and len(value) < 19:
+        found = TranslationJob.objects.filter(core_job_id=int(value)).first()
+    if found is None:
+        raise ValidationError({"job": [f"no translation job has the id {value!r}"]})
+    return found
+
+
 class TranslationJobOutput(serializers.ModelSerializer):
     """What only a translation job has; its state (status, progress, rate, ETA, error, result,
-    summary, links) is `job`, the core job every poller reads (also at /api/jobs/<id>/)."""
+    summary, links) is `job`, the core job every poller reads (also at /api/jobs/<id>/).
+    `id` is that core job's id: a translation job has one id everywhere."""
 
+    id = serializers.IntegerField(source="core_job_id", read_only=True)
     dataset_name = serializers.CharField(source="dataset.name", read_only=True)
     job = JobOutputSerializer(source="core_job", read_only=True)
 
@@ -106,14 +123,25 @@ class TranslationJobListApi(generics.ListCreateAPIView):
 
 class TranslationJobDetailApi(generics.RetrieveAPIView):
     """A translation job: languages, models, strings per language, and its core job (status,
-    progress, rate, ETA). Cancel and resume it at /api/jobs/<job.id>/cancel/ and /resume/."""
+    progress, rate, ETA), by its core job id. Cancel and resume it at /api/jobs/<id>/cancel/
+    and /resume/."""
 
     permission_classes = [HasRole]
     serializer_class = TranslationJobOutput
     queryset = TranslationJob.objects.select_related("dataset", "core_job__created_by")
+    lookup_field = "core_job_id"
+    lookup_url_kwarg = "pk"
 
 
 class TranslatedStringOutput(serializers.ModelSerializer):
+    produced_by = serializers.IntegerField(
+        source="produced_by.core_job_id",
+        default=None,
+        read_only=True,
+        allow_null=True,
+        help_text="The job (core job id) that translated the string.",
+    )
+
     class Meta:
         model = TranslatedString
         fields = [
@@ -136,15 +164,15 @@ class TranslatedStringOutput(serializers.ModelSerializer):
 
 
 class TranslatedStringListApi(generics.ListAPIView):
-    """Translated strings. With `job`, the strings that job used, and `passed` judged by that
-    job's threshold."""
+    """Translated strings. With `job` (the job's id, as /jobs/<id>/ shows it), the strings that
+    job used, and `passed` judged by that job's threshold."""
 
     permission_classes = [HasRole]
     serializer_class = TranslatedStringOutput
 
     @extend_schema(
         parameters=[
-            OpenApiParameter("job", int),
+            OpenApiParameter("job", int, description="The job's id (as /jobs/<id>/)."),
             OpenApiParameter("language", str),
             OpenApiParameter("passed", bool),
         ]
@@ -154,7 +182,7 @@ class TranslatedStringListApi(generics.ListAPIView):
 
     def get_queryset(self):
         params = self.request.query_params
-        job = reference_param(params, "job", TranslationJob)
+        job = translation_job_param(params)
         passed_param = choice_param(params, "passed", ["true", "false", "1", "0"])
         passed = {"true": True, "1": True, "false": False, "0": False}.get(passed_param)
         return selectors.translated_string_list(
@@ -182,6 +210,9 @@ class CorrectionItemOutput(serializers.ModelSerializer):
     )
     similarity = serializers.FloatField(
         source="translated_string.similarity", default=None, read_only=True, allow_null=True
+    )
+    job = serializers.IntegerField(
+        source="job.core_job_id", read_only=True, help_text="The job's id (its core job id)."
     )
     revisions = CorrectionRevisionOutput(many=True, read_only=True)
 
@@ -216,7 +247,7 @@ class CorrectionListApi(generics.ListAPIView):
         parameters=[
             OpenApiParameter("status", str, enum=CorrectionItem.Status.values),
             OpenApiParameter("language", str),
-            OpenApiParameter("job", int),
+            OpenApiParameter("job", int, description="The job's id (as /jobs/<id>/)."),
         ]
     )
     def get(self, request, *args, **kwargs):
@@ -224,7 +255,7 @@ class CorrectionListApi(generics.ListAPIView):
 
     def get_queryset(self):
         params = self.request.query_params
-        job = reference_param(params, "job", TranslationJob)
+        job = translation_job_param(params)
         return selectors.correction_list(
             status=choice_param(params, "status", CorrectionItem.Status.values),
             language=params.get("language", ""),

@@ -36,7 +36,7 @@ def _links(job: Job) -> list[JobLink]:
                 url = reverse("web:instances", args=[dataset_id])
                 links.append(JobLink(f"View instances ({language})", f"{url}?language={language}"))
         url = reverse("correction-list")
-        links.append(JobLink("Corrections to review", f"{url}?job={translation.pk}&status=open"))
+        links.append(JobLink("Corrections to review", f"{url}?job={job.pk}&status=open"))
     return links
 
 

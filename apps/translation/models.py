@@ -111,11 +111,24 @@ class TranslationJob(models.Model):
         return self.core_job.created_by
 
     @property
+    def uses_demo_models(self) -> bool:
+        return is_demo_model(self.forward_model_version, self.backward_model_version)
+
+    @property
     def model_version(self) -> str:
         """The cache key part: a string is reused only if all three models are the same."""
         return translation_model_version(
             self.forward_model_version, self.backward_model_version, self.embedder_version
         )
+
+
+# The version `manage.py build_demo_models` pins on the random-weight demo models it writes:
+# their output is gibberish, and every page showing it says so (translation/_demo_note.html).
+DEMO_VERSION = "demo-random-weights"
+
+
+def is_demo_model(*versions: str) -> bool:
+    return any((version or "").startswith(DEMO_VERSION) for version in versions)
 
 
 def translation_model_version(forward: str, backward: str, embedder: str) -> str:
@@ -157,6 +170,10 @@ class TranslatedString(models.Model):
 
     def __str__(self) -> str:
         return f"{self.source_text[:40]} -> {self.language}"
+
+    @property
+    def from_demo_models(self) -> bool:
+        return is_demo_model(self.forward_model_version, self.backward_model_version)
 
 
 class TranslationJobString(models.Model):

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
+
+from apps.catalog.models import Instance
 
 from .models import CorrectionItem, TranslatedString, TranslationJob, TranslationJobString
 
@@ -22,7 +24,7 @@ def translated_string_list(
 ) -> QuerySet[TranslatedString]:
     """Strings, optionally those a job used (produced or reused from the cache). With a job,
     pass/flag is judged by that job's threshold, not by the one stored with the string."""
-    qs = TranslatedString.objects.all()
+    qs = TranslatedString.objects.select_related("produced_by")
     if job is not None:
         qs = qs.filter(pk__in=TranslationJobString.objects.filter(job=job).values("string_id"))
     if language:
@@ -42,9 +44,9 @@ def translated_string_list(
 def correction_list(
     *, status: str = "", language: str = "", job_id: int | None = None
 ) -> QuerySet[CorrectionItem]:
-    qs = CorrectionItem.objects.select_related("translated_string", "instance").prefetch_related(
-        "revisions"
-    )
+    qs = CorrectionItem.objects.select_related(
+        "translated_string", "instance", "job"
+    ).prefetch_related("revisions")
     if status:
         qs = qs.filter(status=status)
     if language:
@@ -52,3 +54,100 @@ def correction_list(
     if job_id is not None:
         qs = qs.filter(job_id=job_id)
     return qs
+
+
+def string_verdicts(*, dataset_id: int, string_ids: list[int]) -> dict[int, tuple[int, float]]:
+    """Each string's verdict as the jobs of a dataset judged it: string id -> (job id, that
+    job's threshold) for the newest finished job of the dataset that used the string (produced
+    it or took it from the cache). A string passes that job when its similarity reaches the
+    threshold; the pass/fail stored with a cached string is only its producer's verdict."""
+    verdicts: dict[int, tuple[int, float]] = {}
+    for start in range(0, len(string_ids), 5000):
+        rows = (
+            TranslationJobString.objects.filter(
+                job__dataset_id=dataset_id,
+                job__core_job__status="succeeded",
+                string_id__in=string_ids[start : start + 5000],
+            )
+            .order_by("job_id")
+            .values_list("string_id", "job__core_job_id", "job__threshold")
+        )
+        for string_id, job_id, threshold in rows:
+            verdicts[string_id] = (job_id, threshold)  # the newest job wins (ordered by id)
+    return verdicts
+
+
+OCCURRENCES_SHOWN = 3
+
+
+def _marked(text: str, needle: str) -> list[tuple[str, bool]]:
+    """`text` cut into (part, is the needle) pieces, for highlighting; unmarked if absent."""
+    if not needle or needle not in text:
+        return [(text, False)]
+    pieces: list[tuple[str, bool]] = []
+    for i, part in enumerate(text.split(needle)):
+        if i:
+            pieces.append((needle, True))
+        if part:
+            pieces.append((part, False))
+    return pieces
+
+
+def _sentences(row, needle: str) -> dict:
+    return {
+        "context": _marked(row.context, needle),
+        "question": _marked(row.question, needle),
+        "answers": [_marked(answer, needle) for answer in (row.ans0, row.ans1, row.ans2)],
+    }
+
+
+def string_occurrences(
+    *, string: TranslatedString, dataset_id: int | None = None, limit: int = OCCURRENCES_SHOWN
+) -> dict:
+    """Where a translated string occurs: the English instances (context, question, options)
+    that contain its source text, each beside its translation into the string's language, the
+    string marked on both sides (the machine translation where the translated instance still
+    has it). A short string ("sc", "obc") is judged in its sentences. At most `limit`
+    different contexts, and how many instances hold the string in all."""
+    text = string.source_text
+    english = Instance.objects.filter(
+        language="en", retired_at__isnull=True, source_instance__isnull=True
+    ).filter(
+        Q(ans0=text) | Q(ans1=text) | Q(ans2=text) | Q(question=text) | Q(context__contains=text)
+    )
+    if dataset_id is not None:
+        english = english.filter(dataset_id=dataset_id)
+    shown: list = []
+    contexts: set[str] = set()
+    for row in english.order_by("id").only("id", "context", "question", "ans0", "ans1", "ans2")[
+        :200
+    ]:
+        if row.context not in contexts:
+            contexts.add(row.context)
+            shown.append(row)
+        if len(shown) == limit:
+            break
+    translated = {
+        row.source_instance_id: row
+        for row in Instance.objects.filter(
+            source_instance_id__in=[row.pk for row in shown],
+            language=string.language,
+            retired_at__isnull=True,
+        ).only("id", "source_instance_id", "context", "question", "ans0", "ans1", "ans2")
+    }
+    return {
+        "total": english.count(),
+        "rows": [
+            {
+                "instance": row.pk,
+                "english": _sentences(row, text),
+                "translated": (
+                    _sentences(translated[row.pk], string.translation)
+                    if row.pk in translated
+                    else None
+                ),
+                "translated_instance": translated[row.pk].pk if row.pk in translated else None,
+            }
+            for row in shown
+        ],
+    }

@@ -289,6 +289,8 @@ KASAUTI_JOB_STALE_SECONDS = int(os.environ.get("KASAUTI_JOB_STALE_SECONDS", "30"
 KASAUTI_JOB_WATCHDOG_SECONDS = float(os.environ.get("KASAUTI_JOB_WATCHDOG_SECONDS", "10"))
 # ...at most this many times; then it is failed with the reason (resume it by hand).
 KASAUTI_JOB_MAX_RECOVERIES = int(os.environ.get("KASAUTI_JOB_MAX_RECOVERIES", "5"))
+# A job's rate (and time left) is the progress made over this many seconds, the last window.
+KASAUTI_JOB_RATE_WINDOW_SECONDS = float(os.environ.get("KASAUTI_JOB_RATE_WINDOW_SECONDS", "60"))
 
 # --- Translation (apps.translation, issue 3) --------------------------------------------------
 # Strings per translate_chunk task: a worker crash loses at most this much work.

@@ -74,7 +74,35 @@
     }
   }
 
+  // A kind's own section under the card (a translation's phase, strings and table) is
+  // rendered by the server: while the job runs it is fetched again every few seconds and
+  // swapped in, so every panel stays live. Not while someone uses a control inside it.
+  const extra = el("job-extra");
+  const EXTRA_EVERY = 3;
+  let ticks = 0;
+
+  async function refreshExtra() {
+    if (!extra || extra.contains(document.activeElement)) return;
+    const response = await fetch(window.location.href, {
+      headers: { Accept: "text/html" },
+      credentials: "same-origin",
+    });
+    if (!response.ok) return;
+    const fresh = new DOMParser()
+      .parseFromString(await response.text(), "text/html")
+      .getElementById("job-extra");
+    if (fresh && !extra.contains(document.activeElement)) extra.replaceChildren(...fresh.childNodes);
+  }
+
   async function poll() {
+    ticks += 1;
+    if (extra && ticks % EXTRA_EVERY === 0) {
+      try {
+        await refreshExtra();
+      } catch (error) {
+        // Retried at the next refresh.
+      }
+    }
     try {
       const response = await fetch(url, { headers: { Accept: "application/json" }, credentials: "same-origin" });
       if (response.ok) {

@@ -72,3 +72,42 @@ def test_correction_page(flagged, annotator):
     )
     assert done.status_code == 302
     assert "No open flagged translations" in client.get(done["Location"]).content.decode()
+
+
+def test_occurrences_show_the_string_in_its_sentences_one_per_context(templates):
+    """ISSUE18 2.6: the instances a flagged string occurs in, one per context, string marked;
+    only the job's dataset when given; no translated instance yet says so (None)."""
+    from apps.catalog.models import Instance
+    from apps.catalog.services import dataset_instantiate
+    from apps.translation.selectors import string_occurrences
+
+    dataset = templates[0].template.dataset
+    dataset_instantiate(dataset=dataset)
+    english = Instance.objects.filter(dataset=dataset, language="en").order_by("id")
+    answer = english.first().ans0
+    holding = (
+        english.filter(ans0=answer) | english.filter(ans1=answer) | english.filter(ans2=answer)
+    )
+    string = TranslatedStringFactory(source_text=answer, translation="अनुवाद")
+    found = string_occurrences(string=string, dataset_id=dataset.pk)
+    assert found["total"] == holding.distinct().count() > 0
+    contexts = [row["english"]["context"] for row in found["rows"]]
+    assert len(found["rows"]) == min(3, len({r.context for r in holding}))
+    assert len({str(c) for c in contexts}) == len(contexts)  # one per context
+    first = found["rows"][0]
+    assert (answer, True) in [piece for option in first["english"]["answers"] for piece in option]
+    assert first["translated"] is None
+    assert string_occurrences(string=string, dataset_id=dataset.pk + 1000)["total"] == 0
+
+
+def test_marking_a_string_by_hand():
+    from apps.translation.selectors import _marked
+
+    assert _marked("a sc and a sc.", "sc") == [
+        ("a ", False),
+        ("sc", True),
+        (" and a ", False),
+        ("sc", True),
+        (".", False),
+    ]
+    assert _marked("nothing here", "obc") == [("nothing here", False)]

@@ -42,3 +42,22 @@ def test_stratified_sample_is_proportional_and_seeded():
     assert sample == stratified_sample(rows, n=20, seed=7)
     assert sample != stratified_sample(rows, n=20, seed=8)
     assert len(stratified_sample(rows, n=500, seed=1)) == 100
+
+
+def test_range_sample_gives_each_part_of_the_range_an_equal_share():
+    """ISSUE18 4.2, by hand: 80 rows at 0.0 and 20 at 1.0, 20 wanted. Proportional sampling
+    would take 16 and 4; spread across the range, the two occupied bins get 10 each."""
+    from apps.annotation.sampling import range_sample
+
+    rows = [(0.0, i) for i in range(80)] + [(1.0, i) for i in range(20)]
+    sample = range_sample(rows, key=lambda row: row[0], n=20, seed=3)
+    assert Counter(value for value, _ in sample) == {0.0: 10, 1.0: 10}
+    assert sample == range_sample(rows, key=lambda row: row[0], n=20, seed=3)
+    # A bin with fewer rows than its share gives the rest to the others: 3 + 17.
+    rows = [(0.0, i) for i in range(80)] + [(1.0, i) for i in range(3)]
+    sample = range_sample(rows, key=lambda row: row[0], n=20, seed=3)
+    assert Counter(value for value, _ in sample) == {0.0: 17, 1.0: 3}
+    # The range is the data's own: 0.03..0.16 cut in ten, not tenths of 0..1.
+    rows = [(0.03 + 0.0001 * i, i) for i in range(40)] + [(0.15 + 0.0001 * i, i) for i in range(10)]
+    sample = range_sample(rows, key=lambda row: row[0], n=10, seed=1)
+    assert sum(1 for value, _ in sample if value >= 0.15) == 5

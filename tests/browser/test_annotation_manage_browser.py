@@ -126,45 +126,71 @@ def test_calibration_plot_and_thresholds(live_server, open_as, two_annotators, d
     page = open_as("rekha")
     page.goto(f"{live_server.url}/annotate/manage/campaigns/{campaign.pk}/")
 
-    # The plot: one point per item at (cosine, mean adequacy), scaled to the 360 x 180 frame.
+    # The plot: one point per item at (cosine, mean adequacy), scaled to the 360 x 180 frame,
+    # whose x axis spans the tenths around the judged cosines (0.5 .. 1.0 here).
     points = page.locator("#calibration-plot circle")
     drawn = sorted(
         (int(points.nth(i).get_attribute("cx")), int(points.nth(i).get_attribute("cy")))
         for i in range(points.count())
     )
     expected = sorted(
-        (round(sim * 360), round(sum(a) / 2 / 5 * 180)) for sim, a in CALIBRATION.items()
+        (round((sim - 0.5) / 0.5 * 360), round(sum(a) / 2 / 5 * 180))
+        for sim, a in CALIBRATION.items()
     )
     assert drawn == expected
 
-    # Per threshold: passed items, the share of them humans score >= 4 (mean), the share of
-    # items scored >= 4 that pass. Good items: 0.72, 0.81, 0.93.
-    def row(threshold, passed, good_passed):
-        return [
-            f"{threshold:.2f}",
-            str(passed),
-            f"{good_passed / passed:.3f}" if passed else "-",
-            f"{good_passed / 3:.3f}",
-        ]
-
-    assert _rows(page, "#calibration") == [
-        row(0.50, 6, 3),
-        row(0.55, 6, 3),
-        row(0.60, 5, 3),
-        row(0.65, 5, 3),
-        row(0.70, 4, 3),
-        row(0.75, 3, 2),
-        row(0.80, 3, 2),
-        row(0.85, 2, 1),
-        row(0.90, 2, 1),
-        row(0.95, 1, 0),  # 0.97 is scored 2.5: nothing that passes is good
-    ]
-    # No threshold reaches 90%: the best precision (the lowest threshold among equals).
-    assert page.text_content("#suggested-threshold") == "0.70"
-    assert "suggested" in page.get_attribute("#calibration tbody tr:nth-child(5)", "class")
-    assert page.get_attribute("#apply-threshold", "href").endswith("threshold=0.7")
+    # Per threshold, every hundredth across the judged range (0.56 .. 0.97), one row for each
+    # run that passes the same items: passed items, the share of them humans score >= 4
+    # (mean), the share of items scored >= 4 that pass. Good items: 0.72, 0.81, 0.93.
+    good = {0.72, 0.81, 0.93}
+    rows = []
+    for hundredth in range(56, 98):
+        passed = [sim for sim in CALIBRATION if sim >= hundredth / 100]
+        good_passed = len(good.intersection(passed))
+        if rows and rows[-1][1] == str(len(passed)):
+            continue
+        rows.append(
+            [
+                f"{hundredth / 100:.2f}",
+                str(len(passed)),
+                f"{good_passed / len(passed):.3f}",
+                f"{good_passed / 3:.3f}",
+            ]
+        )
+    assert _rows(page, "#calibration") == rows
+    assert rows[-1][1:3] == ["1", "0.000"]  # 0.97 is scored 2.5: nothing that passes is good
+    # No threshold reaches 90%: the fallback is the best precision (3 of 4 passed items good,
+    # from 0.69 to 0.72), the lowest threshold among equals, and the page says so.
+    assert page.text_content("#suggested-threshold") == "0.69"
+    assert "best precision" in page.text_content("#suggestion-reason")
+    assert [r[0] for r in rows] == ["0.56", "0.57", "0.69", "0.73", "0.82", "0.94"]
+    assert "suggested" in page.get_attribute("#calibration tbody tr:nth-child(3)", "class")
+    assert page.get_attribute("#apply-threshold", "href").endswith("threshold=0.69")
     page.locator("#calibration-plot").scroll_into_view_if_needed()
     shot(page, "annotation_calibration", full_page=True)
+
+
+@pytest.mark.parametrize("width", [1366, 390])
+def test_a_scoring_campaign_dashboard_calibrates_with_its_judgements(
+    live_server, open_as, two_annotators, dataset, width
+):
+    """ISSUE18 4.2: Table 3's judgements calibrate too; the plot's axis spans them."""
+    campaign = _scoring_campaign(dataset, two_annotators, sample_size=4)
+    _score(
+        campaign,
+        two_annotators,
+        lambda item, slot: (5 if item.translated_string.similarity >= 0.93 else 2, 4),
+    )
+    page = open_as("rekha", width=width, height=900)
+    page.goto(f"{live_server.url}/annotate/manage/campaigns/{campaign.pk}/")
+    assert page.locator("#calibration-plot circle").count() == campaign.items.count()
+    assert "this campaign" in page.text_content("#calibration-sources")
+    assert page.text_content("#suggested-threshold") == "0.93"  # 0.91, 0.92 scored 2
+    assert "lowest threshold" in page.text_content("#suggestion-reason")
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    page.locator("#calibration-plot").scroll_into_view_if_needed()
+    shot(page, f"annotation_scoring_calibration_{width}", full_page=True)
+    page.screenshot(path=f"/tmp/transl-shots/scoring_dashboard_{width}.png", full_page=True)
 
 
 def test_table3_page_and_csv_download(live_server, open_as, two_annotators, dataset):

@@ -198,3 +198,72 @@ def test_queued_jobs_are_requeued_only_when_asked(settings):
     assert jobs_recover() == {"requeued": [], "failed": []}
     assert jobs_recover(include_queued=True) == {"requeued": [job.pk], "failed": []}
     assert jobs_recover(include_queued=True) == {"requeued": [], "failed": []}
+
+
+# --- the rate: one definition, over a time window (ISSUE18 2.5) -----------------------------
+
+
+def _measure(samples, done, *, now, total=1000, previous_done=None, previous_total=1000):
+    from apps.core.heartbeat import progress_measure
+
+    return progress_measure(
+        samples=samples,
+        done=done,
+        total=total,
+        previous_done=samples[-1][1] if previous_done is None else previous_done,
+        previous_total=previous_total,
+        now=now,
+        window=60,
+    )
+
+
+def test_rate_is_the_progress_over_the_last_window_by_hand():
+    # 0 at t=0, 100 at t=30, 400 at t=90: at t=90 the window (30..90) holds 100 -> 400.
+    measured = _measure([[0, 0], [30, 100]], 400, now=90)
+    assert measured.rate == pytest.approx(300 / 60)
+    assert measured.eta_seconds == pytest.approx(600 / 5)
+    assert measured.samples == [[30, 100], [90, 400]]
+    # Cached work counted at the start is a baseline, not a rate: 542 cached at t=0, 7 more
+    # translated by t=1 is 7 strings/s, not 549.
+    assert _measure([[0, 542]], 549, now=1).rate == pytest.approx(7)
+    # A job reporting less often than the window keeps its latest earlier sample.
+    assert _measure([[0, 0]], 50, now=100).rate == pytest.approx(0.5)
+    # One report alone is no rate.
+    assert _measure([], 10, now=5, previous_done=0).rate is None
+
+
+def test_a_stale_report_does_not_move_progress_back_and_a_new_total_restarts_the_window():
+    # A concurrent step's stale report (300 after 400 was recorded): progress stays at 400.
+    measured = _measure([[0, 0], [30, 400]], 300, now=60)
+    assert measured.done == 400 and measured.rate == pytest.approx(400 / 60)
+    # The work was re-measured (another total): the window starts again.
+    measured = _measure([[0, 0], [30, 400]], 10, now=60, total=50)
+    assert measured.done == 10 and measured.rate is None and measured.samples == [[60, 10]]
+
+
+@pytest.mark.django_db
+def test_every_progress_write_uses_the_window_not_the_time_since_a_start(settings):
+    """The heartbeat of a chunk that started a second ago used to divide everything done by
+    that second (1,001 strings/s), the translation's own refresh by the time since the job
+    started (7 strings/s): the page's time left jumped 21 min -> 53 s -> 3 min -> 3 s."""
+    from apps.core.heartbeat import job_progress
+
+    settings.KASAUTI_JOB_RATE_WINDOW_SECONDS = 60
+    job = _job(unit="strings")
+    now = timezone.now().timestamp()
+    Job.objects.filter(pk=job.pk).update(
+        status=Job.Status.RUNNING,
+        started_at=timezone.now() - timedelta(hours=1),
+        progress_total=2000,
+        progress_done=600,
+        progress_samples=[[now - 60, 0], [now - 30, 300], [now - 1, 600]],
+    )
+    job_progress(job_id=job.pk, done=610)
+    job.refresh_from_db()
+    assert job.rate == pytest.approx(610 / 60, rel=0.05)
+    assert job.eta_seconds == pytest.approx((2000 - 610) / job.rate)
+    # A new attempt (resumed, recovered) measures afresh.
+    Job.objects.filter(pk=job.pk).update(status=Job.Status.QUEUED)
+    services.job_start(job_id=job.pk)
+    job.refresh_from_db()
+    assert job.progress_samples == [] and job.progress_done == 610

@@ -163,11 +163,12 @@ def test_make_run_path_starts_and_a_task_round_trips(running_app):
         data={"dataset": demo["id"], "languages": ["hi"], "source": "sentence_pairs"},
         token=token,
     )
-    translation_id, core_id = job["id"], job["job"]["id"]
+    assert job["id"] == job["job"]["id"]  # one id: the core job id
+    core_id = job["id"]
     job = job_finished(base, token, core_id, var)
     assert job["status"] == "succeeded", (job, (var / "worker.log").read_text()[-3000:])
     assert job["progress_done"] == job["progress_total"] > 0
-    strings = call(f"{base}/api/translated-strings/?job={translation_id}", token=token)["results"]
+    strings = call(f"{base}/api/translated-strings/?job={core_id}", token=token)["results"]
     assert strings and all(-1.0 <= s["similarity"] <= 1.0 for s in strings)
 
 

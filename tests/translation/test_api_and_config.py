@@ -44,8 +44,10 @@ def test_researcher_starts_cancels_and_reads_a_job(researcher_client, inline_que
     assert response.status_code == 202, response.json()
     job_id = response.json()["id"]
     core_id = response.json()["job"]["id"]
+    assert job_id == core_id  # one id (ISSUE18 4.7)
     assert response.json()["job"]["status"] == "queued"
-    assert inline_queue.messages == [("start", job_id)]
+    translation_pk = TranslationJob.objects.get(core_job_id=core_id).pk
+    assert inline_queue.messages == [("start", translation_pk)]
     inline_queue.drain()
     body = researcher_client.get(f"{URL}{job_id}/").json()
     state = body["job"]
@@ -62,7 +64,7 @@ def test_researcher_starts_cancels_and_reads_a_job(researcher_client, inline_que
     body["result"] = state["result"]
     body["total_strings"] = state["progress_total"]
 
-    stored = TranslatedString.objects.filter(produced_by_id=job_id)
+    stored = TranslatedString.objects.filter(produced_by_id=translation_pk)
     strings = researcher_client.get(f"/api/translated-strings/?job={job_id}&language=hi").json()
     assert strings["count"] == body["unique_strings"]
     assert {row["id"] for row in strings["results"]} == set(
@@ -98,7 +100,8 @@ def test_cancel_and_resume_through_the_job_api(researcher_client, annotator_clie
     inline_queue.messages.clear()
     resumed = researcher_client.post(f"/api/jobs/{core_id}/resume/")
     assert resumed.status_code == 202 and resumed.json()["status"] == "queued"
-    assert inline_queue.messages == [("start", response.json()["id"])]
+    translation = TranslationJob.objects.get(core_job_id=core_id)
+    assert inline_queue.messages == [("start", translation.pk)]
 
 
 def test_wrong_language_code_is_a_400(researcher_client, inline_queue):
@@ -227,3 +230,37 @@ def test_build_demo_models(tmp_path):
         assert (model / "model.bin").is_file() and (model / "vocab" / "model.SRC").is_file()
         assert (model / "MODEL_VERSION").read_text().startswith("demo-random-weights")
     assert "gibberish" in out.getvalue()
+
+
+def test_one_id_the_core_job_id_everywhere(researcher_client, inline_queue, real_engines):
+    """ISSUE18 4.7: pages show the core job id (/jobs/<id>/); the API takes that same id for
+    `?job=` and the job resource, and names jobs by it. An unrelated core job first, so the
+    two ids differ (on a fresh database they used to coincide and hide the bug)."""
+    from apps.core.models import Job
+
+    Job.objects.create(kind="translate", title="another job")
+    dataset = make_dataset()
+    threshold = threshold_inside(dataset, ["hi"])
+    response = researcher_client.post(
+        URL, {"dataset": dataset.pk, "languages": ["hi"], "threshold": threshold}, "json"
+    )
+    body = response.json()
+    core_id = body["job"]["id"]
+    assert body["id"] == core_id
+    translation = TranslationJob.objects.get(core_job_id=core_id)
+    assert translation.pk != core_id
+    inline_queue.drain()
+    translation.refresh_from_db()
+    assert researcher_client.get(f"{URL}{core_id}/").json()["job"]["status"] == "succeeded"
+    strings = researcher_client.get(f"/api/translated-strings/?job={core_id}").json()
+    assert strings["count"] == translation.unique_strings > 0
+    assert {row["produced_by"] for row in strings["results"]} == {core_id}
+    flagged = researcher_client.get(f"/api/corrections/?job={core_id}").json()
+    assert flagged["count"] > 0 and {row["job"] for row in flagged["results"]} == {core_id}
+    # The translation-job id is not a second way in.
+    wrong = researcher_client.get(f"/api/translated-strings/?job={translation.pk}")
+    assert wrong.status_code == 400
+    assert f"no translation job has the id '{translation.pk}'" in str(wrong.json())
+    # The job's link to the corrections (on its page, from the job API) carries the same id.
+    links = researcher_client.get(f"/api/jobs/{core_id}/").json()["links"]
+    assert f"/api/corrections/?job={core_id}&status=open" in [link["url"] for link in links]

@@ -11,7 +11,7 @@ from django.utils import timezone
 from apps.catalog.models import Dataset
 from apps.core.errors import KasautiError
 from apps.core.models import Job
-from apps.core.services import job_create, job_fail
+from apps.core.services import job_create, job_fail, progress_baseline
 from worker.engines.errors import ModelConfigurationError
 
 from .. import engines, pipeline
@@ -147,17 +147,14 @@ def translation_job_start(*, job_id: int) -> None:
         core.status = Job.Status.RUNNING
         core.started_at = core.started_at or now
         core.heartbeat_at = now
-        core.progress_total = len(collection.unique) * len(job.languages)
-        core.progress_done = job.cached_strings
-        core.save(
-            update_fields=[
-                "status",
-                "started_at",
-                "heartbeat_at",
-                "progress_total",
-                "progress_done",
-            ]
+        # Cached strings count as done from the start, not towards the rate.
+        baseline = progress_baseline(
+            core,
+            done=job.cached_strings,
+            total=len(collection.unique) * len(job.languages),
+            now=now,
         )
+        core.save(update_fields=["status", "started_at", "heartbeat_at", *baseline])
         job.core_job = core
         chunk_ids = list(job.chunks.order_by("index", "language").values_list("id", flat=True))
         if chunk_ids:

@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections import defaultdict
 
 from django.db.models import Sum
-from django.utils import timezone
 
 from apps.core.models import Job
+from apps.core.services import progress_apply
 
 from ..models import TranslationChunk, TranslationJob
 from . import dispatch
@@ -23,8 +23,8 @@ def locked_core_job(job: TranslationJob) -> Job:
 
 
 def progress_refresh(job: TranslationJob, core: Job) -> None:
-    """Recompute done/total per language and overall, rate and ETA."""
-    now = timezone.now()
+    """Recompute done/total per language and overall; rate and ETA as for every job (over the
+    last rate window: apps.core.heartbeat.progress_apply)."""
     done_by_language: dict[str, int] = defaultdict(int)
     for row in (
         job.chunks.filter(status=TranslationChunk.Status.DONE)
@@ -37,14 +37,8 @@ def progress_refresh(job: TranslationJob, core: Job) -> None:
         progress[language] = {**entry, "done": entry["cached"] + done_by_language[language]}
     job.progress_by_language = progress
     job.save(update_fields=["progress_by_language"])
-    core.progress_done = sum(entry["done"] for entry in progress.values())
-    translated = core.progress_done - job.cached_strings
-    elapsed = (now - core.started_at).total_seconds() if core.started_at else 0.0
-    core.rate = translated / elapsed if translated and elapsed > 0 else None
-    remaining = core.progress_total - core.progress_done
-    core.eta_seconds = remaining / core.rate if core.rate else None
-    core.heartbeat_at = now
-    core.save(update_fields=["progress_done", "rate", "eta_seconds", "heartbeat_at"])
+    fields = progress_apply(core, done=sum(entry["done"] for entry in progress.values()))
+    core.save(update_fields=fields)
 
 
 def assemble_if_complete(job: TranslationJob, core: Job) -> bool:

@@ -8,9 +8,8 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
+from apps.translation.models import DEMO_VERSION
 from worker.engines.translator import VERSION_FILE
-
-DEMO_VERSION = "demo-random-weights"
 
 
 class Command(BaseCommand):
