@@ -18,7 +18,14 @@ from django.db import models
 from apps.catalog.models import Dataset, Instance
 from apps.core.models import Job
 from apps.releases.models import Release
+from worker.engines.endpoint import endpoint_url_problem
 from worker.engines.errors import README_ANCHOR
+
+
+def endpoint_problem(*, url: str) -> str | None:
+    """Why the server may not send requests to `url` (KASAUTI_EVAL_ENDPOINT_HOSTS); checked
+    when a model is registered and again when a run starts."""
+    return endpoint_url_problem(url, settings.KASAUTI_EVAL_ENDPOINT_HOSTS)
 
 
 class ModelKind(models.TextChoices):
@@ -69,7 +76,7 @@ class ModelEntry(models.Model):
         if self.is_endpoint:
             if not self.endpoint_url:
                 return f"model {self.name!r} is an endpoint without a URL"
-            return None
+            return endpoint_problem(url=self.endpoint_url)
         path = self.resolved_path()
         if not path.is_dir():
             return (
