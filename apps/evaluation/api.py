@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 
+from django.conf import settings
 from django.http import HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
@@ -26,7 +27,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.accounts.permissions import HasRole, ResearcherOrReadOnly
+from apps.catalog.api_imports import upload_limit_check
 from apps.catalog.models import Dataset
+from apps.core.api import JobOutputSerializer
 from apps.releases.models import Release
 
 from . import selectors
@@ -39,7 +42,7 @@ from .models import (
     PromptTemplate,
 )
 from .predictions.readers import Columns
-from .services.imports import predictions_import
+from .services.imports import predictions_import, predictions_import_async
 from .services.models import model_entry_create, model_entry_delete, model_entry_update
 from .services.runs import run_create
 
@@ -418,7 +421,10 @@ class RunCompareApi(APIView):
 
 class PredictionImportApi(APIView):
     """Import a CSV or JSONL file of predictions made elsewhere (multipart `file`) against a
-    dataset; the run is scored at once (201). Malformed files: 400 with every problem."""
+    dataset; the run is scored at once (201). Malformed files: 400 with every problem (file,
+    line, field); a file none of whose ids match: 400 with the reason. Over
+    KASAUTI_MAX_UPLOAD_BYTES: 413. Over KASAUTI_IMPORT_INLINE_MAX_BYTES (or `?async=1`): 202
+    with a background job whose result names the run."""
 
     permission_classes = [ResearcherOrReadOnly]
     parser_classes = [MultiPartParser]
@@ -442,24 +448,38 @@ class PredictionImportApi(APIView):
 
     @extend_schema(
         request={"multipart/form-data": InputSerializer},
-        responses={201: RunOutputSerializer, 400: OpenApiTypes.OBJECT},
+        parameters=[
+            OpenApiParameter(
+                "async", bool, description="Import in a background job whatever the size."
+            )
+        ],
+        responses={
+            201: RunOutputSerializer,
+            202: JobOutputSerializer,
+            400: OpenApiTypes.OBJECT,
+            413: ErrorSerializer,
+        },
     )
     def post(self, request: Request) -> Response:
+        upload_limit_check(request)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         values = data.validated_data
         upload = values["file"]
-        run = predictions_import(
-            dataset=values["dataset"],
-            release=values["release"],
-            model_label=values["model"],
-            stream=upload,
-            name=upload.name,
-            file_format=values["file_format"],
-            columns=Columns(id=values["id_column"], prediction=values["prediction_column"]),
-            index_base=values["index_base"],
-            created_by=request.user,
-        )
+        common = {
+            "dataset": values["dataset"],
+            "release": values["release"],
+            "model_label": values["model"],
+            "file_format": values["file_format"],
+            "columns": Columns(id=values["id_column"], prediction=values["prediction_column"]),
+            "index_base": values["index_base"],
+            "created_by": request.user,
+        }
+        asked = request.query_params.get("async", "").lower() in {"1", "true", "yes"}
+        if asked or upload.size > settings.KASAUTI_IMPORT_INLINE_MAX_BYTES:
+            job = predictions_import_async(upload=upload, **common)
+            return Response(JobOutputSerializer(job).data, status=status.HTTP_202_ACCEPTED)
+        run = predictions_import(stream=upload, name=upload.name, **common)
         return Response(
             RunOutputSerializer(selectors.run_get(run_id=run.pk)).data,
             status=status.HTTP_201_CREATED,
