@@ -32,7 +32,7 @@ from apps.catalog.models import Dataset
 from apps.core.api import JobOutputSerializer
 from apps.releases.models import Release
 
-from . import selectors
+from . import bias_tables, selectors
 from .models import (
     EvaluationRun,
     InstructionLanguage,
@@ -40,6 +40,7 @@ from .models import (
     ModelKind,
     Prediction,
     PromptTemplate,
+    RunKind,
 )
 from .predictions.readers import Columns
 from .services.imports import predictions_import, predictions_import_async
@@ -362,7 +363,13 @@ class RunDownloadApi(APIView):
         run = _run_or_404(pk)
         name = f"run-{run.pk}-{what}.{as_}"
         disposition = f'attachment; filename="{name}"'
-        if what == "metrics" and as_ == "csv":
+        by_item = run.kind not in (RunKind.BBQ_MC, RunKind.IMPORTED)
+        if what == "metrics" and as_ == "csv" and run.kind == RunKind.CROWS:
+            response = HttpResponse(
+                bias_tables.crows_metrics_csv(run.results or {}),
+                content_type="text/csv; charset=utf-8",
+            )
+        elif what == "metrics" and as_ == "csv":
             response = HttpResponse(
                 selectors.run_metrics_csv(run=run), content_type="text/csv; charset=utf-8"
             )
@@ -370,6 +377,17 @@ class RunDownloadApi(APIView):
             body = {"run": run.pk, "model": run.model_label, **(run.results or {})}
             response = HttpResponse(
                 json.dumps(body, ensure_ascii=False, indent=1),
+                content_type="application/json",
+            )
+        elif by_item and as_ == "csv":
+            # CrowS-Pairs, SEAT, IndiCASA: the per-item scores (for CrowS, per pair).
+            response = StreamingHttpResponse(
+                bias_tables.item_results_csv(run), content_type="text/csv; charset=utf-8"
+            )
+        elif by_item:
+            rows = list(bias_tables.item_result_rows(run))
+            response = HttpResponse(
+                json.dumps({"run": run.pk, "predictions": rows}, ensure_ascii=False),
                 content_type="application/json",
             )
         elif as_ == "csv":

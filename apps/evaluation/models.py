@@ -28,6 +28,10 @@ def endpoint_problem(*, url: str) -> str | None:
     return endpoint_url_problem(url, settings.KASAUTI_EVAL_ENDPOINT_HOSTS)
 
 
+# How a demo model's figures are labelled wherever they are shown.
+DEMO_LABEL = "random weights, demo"
+
+
 class ModelKind(models.TextChoices):
     CAUSAL_LM = "causal_lm", "Causal language model"
     MASKED_LM = "masked_lm", "Masked language model"
@@ -49,6 +53,9 @@ class ModelEntry(models.Model):
     dtype = models.CharField(max_length=10, default="float32")
     device = models.CharField(max_length=20, default="cpu")
     notes = models.TextField(blank=True)
+    # Built by `manage.py build_demo_eval_models` with random weights so the evaluation pages
+    # can be tried on `make run`: every page showing its figures says so (DEMO_LABEL).
+    demo = models.BooleanField(default=False)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
     )
@@ -192,6 +199,11 @@ class EvaluationRun(models.Model):
     @property
     def is_complete(self) -> bool:
         return self.status == RunStatus.COMPLETE
+
+    @property
+    def is_demo(self) -> bool:
+        """Scored by a random-weight demo model: its figures mean nothing."""
+        return self.model is not None and self.model.demo
 
 
 class Prediction(models.Model):
