@@ -79,9 +79,11 @@ class ModelEntryOutputSerializer(serializers.ModelSerializer):
             "dtype",
             "device",
             "notes",
+            "demo",
             "created_by",
             "created_at",
         ]
+        read_only_fields = ["demo"]
 
 
 class ModelEntryInputSerializer(serializers.Serializer):

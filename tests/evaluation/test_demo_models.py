@@ -14,7 +14,7 @@ from apps.evaluation.models import DEMO_LABEL, ModelEntry, ModelKind
 pytestmark = pytest.mark.django_db
 
 
-def test_the_demo_models_are_built_registered_and_labelled(settings, tmp_path):
+def test_the_demo_models_are_built_registered_and_labelled(settings, tmp_path, annotator_client):
     settings.KASAUTI_MODEL_ROOT = tmp_path
     out = io.StringIO()
     call_command("build_demo_eval_models", stdout=out)
@@ -26,6 +26,8 @@ def test_the_demo_models_are_built_registered_and_labelled(settings, tmp_path):
         assert entry.files_problem() is None
         assert (tmp_path / entry.path / "config.json").is_file()
     assert "RANDOM WEIGHTS" in out.getvalue()
+    listed = annotator_client.get("/api/evaluation/models/").json()["results"]
+    assert [m["demo"] for m in listed] == [True, True]
     weights = tmp_path / entries[ModelKind.CAUSAL_LM].path / "model.safetensors"
     stamp = weights.stat().st_mtime_ns
     # --if-missing (what scripts/run.sh runs): kept, not rebuilt, not registered twice.
