@@ -46,6 +46,12 @@ def test_a_predictions_file_is_sent_to_its_page_and_scored(live_server, page, de
     page.wait_for_selector("#import-rejected")
     assert "predictions file" in page.text_content("#import-rejected")
     assert not Dataset.objects.filter(name="bbq-age predictions?").exists()
+    for width in (1366, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.locator("#import-rejected").screenshot(
+            path=f"{SHOTS}/catalog-import-predictions-file-{width}.png"
+        )
+    page.set_viewport_size({"width": 1280, "height": 900})
     page.click("#predictions-import-link")
     page.wait_for_url(f"{base}/evaluation/import/")
 
