@@ -15,6 +15,10 @@ python manage.py create_demo_accounts
 # So that the translation pipeline can be tried on the demo, tiny random-weight models are
 # built when no model is configured; their translations are gibberish, and say so.
 python manage.py build_demo_models --if-missing
+# The same for evaluation: a tiny random-weight causal LM (BBQ-style runs) and masked LM
+# (CrowS-Pairs) under KASAUTI_MODEL_ROOT, registered as demo models; every page that shows
+# their figures says "random weights, demo".
+python manage.py build_demo_eval_models --if-missing
 
 mkdir -p "${KASAUTI_VAR_DIR:-var}"
 WORKER_LOG="${KASAUTI_VAR_DIR:-var}/worker.log"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 
+from django.conf import settings
 from django.http import HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
@@ -25,11 +26,13 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.accounts.permissions import HasRole, ResearcherOrReadOnly
+from apps.catalog.api_imports import upload_limit_check
 from apps.catalog.models import Dataset
+from apps.core.api import JobOutputSerializer
 from apps.core.parsers import NulSafeMultiPartParser
 from apps.releases.models import Release
 
-from . import selectors
+from . import bias_tables, selectors
 from .models import (
     EvaluationRun,
     InstructionLanguage,
@@ -37,9 +40,10 @@ from .models import (
     ModelKind,
     Prediction,
     PromptTemplate,
+    RunKind,
 )
 from .predictions.readers import Columns
-from .services.imports import predictions_import
+from .services.imports import predictions_import, predictions_import_async
 from .services.models import model_entry_create, model_entry_delete, model_entry_update
 from .services.runs import run_create
 
@@ -77,9 +81,11 @@ class ModelEntryOutputSerializer(serializers.ModelSerializer):
             "dtype",
             "device",
             "notes",
+            "demo",
             "created_by",
             "created_at",
         ]
+        read_only_fields = ["demo"]
 
 
 class ModelEntryInputSerializer(serializers.Serializer):
@@ -365,7 +371,13 @@ class RunDownloadApi(APIView):
         run = _run_or_404(pk)
         name = f"run-{run.pk}-{what}.{as_}"
         disposition = f'attachment; filename="{name}"'
-        if what == "metrics" and as_ == "csv":
+        by_item = run.kind not in (RunKind.BBQ_MC, RunKind.IMPORTED)
+        if what == "metrics" and as_ == "csv" and run.kind == RunKind.CROWS:
+            response = HttpResponse(
+                bias_tables.crows_metrics_csv(run.results or {}),
+                content_type="text/csv; charset=utf-8",
+            )
+        elif what == "metrics" and as_ == "csv":
             response = HttpResponse(
                 selectors.run_metrics_csv(run=run), content_type="text/csv; charset=utf-8"
             )
@@ -373,6 +385,17 @@ class RunDownloadApi(APIView):
             body = {"run": run.pk, "model": run.model_label, **(run.results or {})}
             response = HttpResponse(
                 json.dumps(body, ensure_ascii=False, indent=1),
+                content_type="application/json",
+            )
+        elif by_item and as_ == "csv":
+            # CrowS-Pairs, SEAT, IndiCASA: the per-item scores (for CrowS, per pair).
+            response = StreamingHttpResponse(
+                bias_tables.item_results_csv(run), content_type="text/csv; charset=utf-8"
+            )
+        elif by_item:
+            rows = list(bias_tables.item_result_rows(run))
+            response = HttpResponse(
+                json.dumps({"run": run.pk, "predictions": rows}, ensure_ascii=False),
                 content_type="application/json",
             )
         elif as_ == "csv":
@@ -424,7 +447,10 @@ class RunCompareApi(APIView):
 
 class PredictionImportApi(APIView):
     """Import a CSV or JSONL file of predictions made elsewhere (multipart `file`) against a
-    dataset; the run is scored at once (201). Malformed files: 400 with every problem."""
+    dataset; the run is scored at once (201). Malformed files: 400 with every problem (file,
+    line, field); a file none of whose ids match: 400 with the reason. Over
+    KASAUTI_MAX_UPLOAD_BYTES: 413. Over KASAUTI_IMPORT_INLINE_MAX_BYTES (or `?async=1`): 202
+    with a background job whose result names the run."""
 
     permission_classes = [ResearcherOrReadOnly]
     parser_classes = [NulSafeMultiPartParser]
@@ -448,24 +474,38 @@ class PredictionImportApi(APIView):
 
     @extend_schema(
         request={"multipart/form-data": InputSerializer},
-        responses={201: RunOutputSerializer, 400: OpenApiTypes.OBJECT},
+        parameters=[
+            OpenApiParameter(
+                "async", bool, description="Import in a background job whatever the size."
+            )
+        ],
+        responses={
+            201: RunOutputSerializer,
+            202: JobOutputSerializer,
+            400: OpenApiTypes.OBJECT,
+            413: ErrorSerializer,
+        },
     )
     def post(self, request: Request) -> Response:
+        upload_limit_check(request)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         values = data.validated_data
         upload = values["file"]
-        run = predictions_import(
-            dataset=values["dataset"],
-            release=values["release"],
-            model_label=values["model"],
-            stream=upload,
-            name=upload.name,
-            file_format=values["file_format"],
-            columns=Columns(id=values["id_column"], prediction=values["prediction_column"]),
-            index_base=values["index_base"],
-            created_by=request.user,
-        )
+        common = {
+            "dataset": values["dataset"],
+            "release": values["release"],
+            "model_label": values["model"],
+            "file_format": values["file_format"],
+            "columns": Columns(id=values["id_column"], prediction=values["prediction_column"]),
+            "index_base": values["index_base"],
+            "created_by": request.user,
+        }
+        asked = request.query_params.get("async", "").lower() in {"1", "true", "yes"}
+        if asked or upload.size > settings.KASAUTI_IMPORT_INLINE_MAX_BYTES:
+            job = predictions_import_async(upload=upload, **common)
+            return Response(JobOutputSerializer(job).data, status=status.HTTP_202_ACCEPTED)
+        run = predictions_import(stream=upload, name=upload.name, **common)
         return Response(
             RunOutputSerializer(selectors.run_get(run_id=run.pk)).data,
             status=status.HTTP_201_CREATED,

@@ -3,9 +3,12 @@ page (``templatetags/evaluation_bias.py``) and CSV: no queries beyond the run it
 
 from __future__ import annotations
 
+import csv
+import io
+from collections.abc import Iterator
 from typing import Any
 
-from .models import EvaluationRun, RunKind
+from .models import EvaluationRun, ItemResult, RunKind
 
 TEMPLATES = {
     RunKind.CROWS: "evaluation/crows_results.html",
@@ -22,6 +25,8 @@ def _cell(entry: dict | None) -> dict[str, Any]:
         "std": entry.get("std"),
         "full": entry.get("full"),
         "n": entry.get("n", 0),
+        # Runs whose random sample held at least one pair of the cell: the mean is over these.
+        "n_runs": entry.get("n_runs"),
     }
 
 
@@ -122,3 +127,79 @@ def bias_results_context(run: EvaluationRun) -> dict[str, Any]:
     else:
         table = indicasa_tables(run)
     return {"bias_template": template, "run": run, "table": table}
+
+
+# --- downloads of runs scored item by item (CrowS-Pairs, SEAT, IndiCASA) --------------------
+ITEM_COLUMNS = ["item_key", "bias_type", "language"]
+
+
+def item_result_rows(run: EvaluationRun) -> Iterator[dict[str, Any]]:
+    """One dict per scored item (for a CrowS run: per pair, its sentences, both scores, the
+    difference and whether the model preferred the stereotype), payload keys flattened."""
+    items = ItemResult.objects.filter(run=run).order_by("id")
+    for item in items.iterator(chunk_size=2000):
+        yield {
+            "item_key": item.item_key,
+            "bias_type": item.category,
+            "language": item.language,
+            **item.payload,
+        }
+
+
+def item_results_csv(run: EvaluationRun) -> Iterator[str]:
+    """The item rows as CSV, streamed; the columns are the union of the payloads' keys."""
+    keys: dict[str, None] = dict.fromkeys(ITEM_COLUMNS)
+    for payload in ItemResult.objects.filter(run=run).values_list("payload", flat=True):
+        keys.update(dict.fromkeys(k for k in payload if isinstance(k, str)))
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=list(keys), lineterminator="\n")
+    writer.writeheader()
+    for index, row in enumerate(item_result_rows(run)):
+        writer.writerow({k: _csv_value(v) for k, v in row.items()})
+        if index % 500 == 499:
+            yield buffer.getvalue()
+            buffer.seek(0)
+            buffer.truncate()
+    yield buffer.getvalue()
+
+
+def _csv_value(value: Any) -> Any:
+    return "" if value is None else value
+
+
+CROWS_METRIC_COLUMNS = ["scope", "language", "bias_type", "n", "n_runs", "runs"]
+
+
+def crows_metrics_csv(results: dict) -> str:
+    """CrowS-Pairs figures, one row per scope: overall, each bias type, each language, each
+    language x bias type. `mean`/`std` are over the `n_runs` of `runs` samples that held
+    pairs of the row; `all_pairs` on every pair; `run_1..` each sample's figure."""
+    runs = results.get("runs") or 0
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(
+        [*CROWS_METRIC_COLUMNS, "mean", "std", "all_pairs"] + [f"run_{i + 1}" for i in range(runs)]
+    )
+
+    def row(scope: str, language: str, bias_type: str, entry: dict | None) -> None:
+        entry = entry or {}
+        per_run = list(entry.get("per_run") or []) + [None] * runs
+        writer.writerow(
+            [scope, language, bias_type, entry.get("n"), entry.get("n_runs"), runs]
+            + [_number(entry.get(k)) for k in ("mean", "std", "full")]
+            + [_number(v) for v in per_run[:runs]]
+        )
+
+    row("overall", "(all)", "(all)", results.get("overall"))
+    for bias_type, entry in sorted((results.get("by_bias_type") or {}).items()):
+        row("bias_type", "(all)", bias_type, entry)
+    for language, entry in sorted((results.get("by_language") or {}).items()):
+        row("language", language, "(all)", entry)
+    for language, cells in sorted((results.get("by_language_bias_type") or {}).items()):
+        for bias_type, entry in sorted(cells.items()):
+            row("language x bias_type", language, bias_type, entry)
+    return buffer.getvalue()
+
+
+def _number(value: Any) -> str:
+    return "" if value is None else repr(float(value))

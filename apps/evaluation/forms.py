@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django import forms
 
+from apps.catalog.models import Dataset
 from apps.releases.models import Release
 
 from .models import InstructionLanguage, ModelEntry, ModelKind, PromptTemplate
@@ -60,3 +61,37 @@ class ModelEntryForm(forms.Form):
     dtype = forms.ChoiceField(choices=[(d, d) for d in DTYPES], initial="float32")
     device = forms.CharField(max_length=20, initial="cpu", help_text="cpu, cuda or cuda:N")
     notes = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)
+
+
+class PredictionImportForm(forms.Form):
+    """Import a file of predictions made elsewhere (the rules are predictions_import's)."""
+
+    file = forms.FileField(help_text="CSV or JSON Lines: one row per item with its id and answer.")
+    dataset = forms.ModelChoiceField(queryset=Dataset.objects.order_by("name"))
+    release = ReleaseChoice(
+        queryset=Release.objects.select_related("dataset").order_by("dataset__name", "-number"),
+        required=False,
+        empty_label="The dataset's current instances",
+        help_text="Match against a release's items (it must be a release of the dataset).",
+    )
+    model = forms.CharField(
+        max_length=200, label="Model label", help_text="What the predictions are from."
+    )
+    id_column = forms.CharField(
+        max_length=100,
+        initial="example_id",
+        help_text="Holds each item's source id (e.g. BBQ's example_id) or Kasauti example id.",
+    )
+    prediction_column = forms.CharField(
+        max_length=100,
+        initial="prediction",
+        help_text="An option index or the option's text.",
+    )
+    index_base = forms.TypedChoiceField(
+        choices=[(0, "0-based (0, 1, 2)"), (1, "1-based (1, 2, 3)")], coerce=int, initial=0
+    )
+    file_format = forms.ChoiceField(
+        choices=[("", "From the file name"), ("csv", "CSV"), ("jsonl", "JSON Lines")],
+        required=False,
+        label="Format",
+    )

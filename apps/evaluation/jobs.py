@@ -9,10 +9,11 @@ from apps.core.models import Job
 from apps.core.registry import JobKind, JobLink
 
 EVALUATE = "evaluate"
+IMPORT_PREDICTIONS = "import_predictions"
 
 
 def _run_links(job: Job) -> list[JobLink]:
-    run_id = (job.params or {}).get("run_id")
+    run_id = (job.params or {}).get("run_id") or (job.result or {}).get("run_id")
     return [JobLink("View run", reverse("evaluation:run", args=[run_id]))] if run_id else []
 
 
@@ -49,8 +50,27 @@ EVALUATE_KIND = JobKind(
     on_fail=_runs_failed,
 )
 
+
+def _import_summary(job: Job) -> list[str]:
+    r = job.result or {}
+    if "run_id" not in r:
+        return [f"{len(r['problems'])} problem(s) in the file"] if r.get("problems") else []
+    return [
+        f"{r.get('matched') or 0:,} matched, {r.get('unmatched') or 0:,} unmatched, "
+        f"{r.get('unparseable') or 0:,} unparseable of {r.get('rows') or 0:,} rows"
+    ]
+
+
+IMPORT_PREDICTIONS_KIND = JobKind(
+    name=IMPORT_PREDICTIONS,
+    label="Import predictions",
+    task="apps.evaluation.tasks.import_predictions",
+    summary=_import_summary,
+    links=_run_links,
+)
+
 # Every kind this app registers (apps.py ready()); add new kinds here.
-KINDS: list[JobKind] = [EVALUATE_KIND]
+KINDS: list[JobKind] = [EVALUATE_KIND, IMPORT_PREDICTIONS_KIND]
 
 
 # --- CrowS-Pairs, SEAT and IndiCASA (services/crows.py, seat.py, indicasa.py) ----------------

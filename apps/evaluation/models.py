@@ -18,7 +18,18 @@ from django.db import models
 from apps.catalog.models import Dataset, Instance
 from apps.core.models import Job
 from apps.releases.models import Release
+from worker.engines.endpoint import endpoint_url_problem
 from worker.engines.errors import README_ANCHOR
+
+
+def endpoint_problem(*, url: str) -> str | None:
+    """Why the server may not send requests to `url` (KASAUTI_EVAL_ENDPOINT_HOSTS); checked
+    when a model is registered and again when a run starts."""
+    return endpoint_url_problem(url, settings.KASAUTI_EVAL_ENDPOINT_HOSTS)
+
+
+# How a demo model's figures are labelled wherever they are shown.
+DEMO_LABEL = "random weights, demo"
 
 
 class ModelKind(models.TextChoices):
@@ -42,6 +53,9 @@ class ModelEntry(models.Model):
     dtype = models.CharField(max_length=10, default="float32")
     device = models.CharField(max_length=20, default="cpu")
     notes = models.TextField(blank=True)
+    # Built by `manage.py build_demo_eval_models` with random weights so the evaluation pages
+    # can be tried on `make run`: every page showing its figures says so (DEMO_LABEL).
+    demo = models.BooleanField(default=False)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
     )
@@ -69,7 +83,7 @@ class ModelEntry(models.Model):
         if self.is_endpoint:
             if not self.endpoint_url:
                 return f"model {self.name!r} is an endpoint without a URL"
-            return None
+            return endpoint_problem(url=self.endpoint_url)
         path = self.resolved_path()
         if not path.is_dir():
             return (
@@ -185,6 +199,11 @@ class EvaluationRun(models.Model):
     @property
     def is_complete(self) -> bool:
         return self.status == RunStatus.COMPLETE
+
+    @property
+    def is_demo(self) -> bool:
+        """Scored by a random-weight demo model: its figures mean nothing."""
+        return self.model is not None and self.model.demo
 
 
 class Prediction(models.Model):

@@ -52,3 +52,18 @@ def evaluate_run_task(self, job_id: int) -> None:
     from .services.runs import run_execute
 
     _run_service(self, job_id, run_execute)
+
+
+@shared_task(bind=True, name="apps.evaluation.tasks.import_predictions")
+def import_predictions_task(self, job_id: int) -> None:
+    """A predictions file too large to import inside the request (services/imports.py)."""
+    from .services.imports import predictions_import_job_cleanup, predictions_import_job_work
+
+    try:
+        job_run(
+            job_id=job_id,
+            task=self,
+            work=lambda job, report: predictions_import_job_work(job=job),
+        )
+    finally:
+        predictions_import_job_cleanup(job_id=job_id)

@@ -11,6 +11,7 @@ urlpatterns = [
     path("runs/new/", views.run_new, name="run-new"),
     path("runs/new/bias/", views_bias.bias_run_new, name="bias-run-new"),
     path("runs/<int:pk>/", views.run_detail, name="run"),
+    path("import/", views.predictions_import_page, name="import"),
     path("compare/", views.run_compare, name="compare"),
     path("models/", views.model_list, name="models"),
     path("models/new/", views.model_new, name="model-new"),

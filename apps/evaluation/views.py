@@ -3,6 +3,7 @@ runs side by side, the model registry with per-model bars."""
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
@@ -10,12 +11,14 @@ from django.views.decorators.http import require_GET, require_http_methods
 from apps.accounts.decorators import researcher_required, role_required
 from apps.accounts.roles import is_researcher
 from apps.core.error_pages import post_form
-from apps.core.errors import KasautiError
+from apps.core.errors import ImportRejected, KasautiError
 from apps.core.registry import job_kind_get
 
 from . import selectors
-from .forms import ModelEntryForm, RunForm
+from .forms import ModelEntryForm, PredictionImportForm, RunForm
 from .models import RunKind
+from .predictions.readers import Columns
+from .services.imports import predictions_import, predictions_import_async
 from .services.models import model_entry_create
 from .services.runs import run_create
 
@@ -136,3 +139,39 @@ def model_new(request: HttpRequest) -> HttpResponse:
         else:
             return redirect("evaluation:models")
     return _model_list_page(request, form, status=400)
+
+
+@require_http_methods(["GET", "POST"])
+@researcher_required
+def predictions_import_page(request: HttpRequest) -> HttpResponse:
+    """Upload a predictions file: scored at once (then the run page), or by a background job
+    when it is large (then the job page); a refused file lists its problems by line."""
+    initial = {"dataset": request.GET.get("dataset"), "release": request.GET.get("release")}
+    form = PredictionImportForm(request.POST or None, request.FILES or None, initial=initial)
+    context: dict = {"form": form, "inline_max": settings.KASAUTI_IMPORT_INLINE_MAX_BYTES}
+    if request.method == "GET":
+        return render(request, "evaluation/import.html", context)
+    if form.is_valid():
+        values = form.cleaned_data
+        upload = values["file"]
+        common = {
+            "dataset": values["dataset"],
+            "release": values["release"],
+            "model_label": values["model"],
+            "file_format": values["file_format"],
+            "columns": Columns(id=values["id_column"], prediction=values["prediction_column"]),
+            "index_base": values["index_base"],
+            "created_by": request.user,
+        }
+        try:
+            if upload.size > settings.KASAUTI_IMPORT_INLINE_MAX_BYTES:
+                job = predictions_import_async(upload=upload, **common)
+                return redirect("jobs:detail", pk=job.pk)
+            run = predictions_import(stream=upload, name=upload.name, **common)
+        except ImportRejected as rejected:
+            context["problems"] = rejected.problems
+        except KasautiError as exc:
+            form.add_error(None, str(exc))
+        else:
+            return redirect("evaluation:run", pk=run.pk)
+    return render(request, "evaluation/import.html", context, status=400)

@@ -338,6 +338,13 @@ KASAUTI_EVAL_BATCH_SIZE = int(os.environ.get("KASAUTI_EVAL_BATCH_SIZE", "16"))
 # Completions endpoints (vLLM): seconds per request and retries before the run fails.
 KASAUTI_EVAL_ENDPOINT_TIMEOUT = float(os.environ.get("KASAUTI_EVAL_ENDPOINT_TIMEOUT", "120"))
 KASAUTI_EVAL_ENDPOINT_RETRIES = int(os.environ.get("KASAUTI_EVAL_ENDPOINT_RETRIES", "3"))
+# The hosts endpoint models may point at (the server makes requests to them): comma-separated
+# `host` or `host:port` entries. Empty (the default): endpoint models cannot be registered.
+KASAUTI_EVAL_ENDPOINT_HOSTS = [
+    entry.strip()
+    for entry in os.environ.get("KASAUTI_EVAL_ENDPOINT_HOSTS", "").split(",")
+    if entry.strip()
+]
 SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"] = {
     **SPECTACULAR_SETTINGS.get("ENUM_NAME_OVERRIDES", {}),
     "ModelKindEnum": "apps.evaluation.models.ModelKind",

@@ -72,6 +72,6 @@ def test_people_page_shows_the_clash(client, researcher, existing_admin):
         "/annotate/manage/people/",
         {"action": "create", "username": "ａｄｍｉｎ", "languages": "hi"},
     )
-    assert response.status_code == 400
+    assert response.status_code == 409  # the page answers with the service's status, as the API
     assert "is taken" in response.content.decode()
     assert not User.objects.filter(username="ａｄｍｉｎ").exists()

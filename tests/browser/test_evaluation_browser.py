@@ -4,6 +4,8 @@ metrics per category x language and the heat maps."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 pytest.importorskip("worker.engines.lm_scorer")
@@ -36,7 +38,8 @@ def test_researcher_runs_a_zero_shot_evaluation_and_sees_the_heat_maps(
     page.select_option("#id_instruction_language", "en")
     page.screenshot(path=str(artifacts_dir / "evaluation_new_run.png"), full_page=True)
     page.click("#start-run")
-    page.wait_for_url(f"{base}/evaluation/runs/*/")
+    # The run's page: a glob "runs/*/" would also match the form's own URL, runs/new/.
+    page.wait_for_url(re.compile(r".*/evaluation/runs/\d+/$"))
     run = EvaluationRun.objects.get()
     # The job card polls the job; the page reloads once it has finished and shows results.
     page.wait_for_selector("#overall-metrics", timeout=120_000)

@@ -19,7 +19,8 @@ def model_dir(tmp_path):
     return tmp_path
 
 
-def test_researchers_register_update_and_delete_models(researcher_client, model_dir):
+def test_researchers_register_update_and_delete_models(researcher_client, model_dir, settings):
+    settings.KASAUTI_MODEL_ROOT = model_dir.parent
     url = reverse("evaluation-model-list")
     created = researcher_client.post(
         url, {"name": "tiny", "kind": "causal_lm", "path": str(model_dir)}, format="json"

@@ -85,7 +85,8 @@ def test_compare_page_without_runs_points_to_the_list(client, researcher):
     assert page.status_code == 200 and b"Choose runs to compare" in page.content
 
 
-def test_a_researcher_registers_models_on_the_models_page(client, researcher, tmp_path):
+def test_a_researcher_registers_models_on_the_models_page(client, researcher, tmp_path, settings):
+    settings.KASAUTI_MODEL_ROOT = tmp_path
     ready = tmp_path / "tiny"
     ready.mkdir()
     (ready / "config.json").write_text(json.dumps({"model_type": "gpt2"}))

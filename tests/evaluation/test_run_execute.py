@@ -157,6 +157,7 @@ def test_an_endpoint_that_never_answers_fails_the_run_without_results(settings):
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
     settings.KASAUTI_EVAL_ENDPOINT_TIMEOUT = 0.3
+    settings.KASAUTI_EVAL_ENDPOINT_HOSTS = ["127.0.0.1"]
     settings.KASAUTI_EVAL_ENDPOINT_RETRIES = 1
     url = f"http://127.0.0.1:{server.server_address[1]}/v1"
     try:

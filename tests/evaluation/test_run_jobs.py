@@ -95,7 +95,7 @@ class _SlowHandler(http.server.BaseHTTPRequestHandler):
 
 
 @pytest.fixture
-def slow_endpoint(monkeypatch):
+def slow_endpoint(monkeypatch, settings):
     pytest.importorskip("worker.engines.endpoint")
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _SlowHandler)
     server.daemon_threads = True
@@ -104,6 +104,8 @@ def slow_endpoint(monkeypatch):
     # Read by the worker process (started after this fixture): give up quickly.
     monkeypatch.setenv("KASAUTI_EVAL_ENDPOINT_TIMEOUT", "0.5")
     monkeypatch.setenv("KASAUTI_EVAL_ENDPOINT_RETRIES", "1")
+    monkeypatch.setenv("KASAUTI_EVAL_ENDPOINT_HOSTS", "127.0.0.1")
+    settings.KASAUTI_EVAL_ENDPOINT_HOSTS = ["127.0.0.1"]
     yield f"http://127.0.0.1:{server.server_address[1]}/v1"
     server.shutdown()
     server.server_close()

@@ -9,23 +9,81 @@ timeout; timeouts, refused connections and 5xx answers are retried ``retries`` t
 doubling back-off, then raise `EndpointError` (a ``ConnectionError``) naming the URL. A 4xx
 answer (unknown model, a server that does not support ``echo``) is a configuration problem:
 `ModelConfigurationError`, not retried.
+
+Server-side requests go only where the deployment allows: `endpoint_url_problem` checks a URL
+against an allow-list of ``host`` or ``host:port`` entries (Kasauti passes
+``KASAUTI_EVAL_ENDPOINT_HOSTS``), http/https only, no credentials, query or fragment. Redirects
+are never followed (a 3xx is a configuration error). Errors keep the HTTP status and its short
+reason; a response body goes to this module's logger only, never into the error text (which
+ends up in a run's error, readable by annotators).
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import time
 import unicodedata
 import urllib.error
+import urllib.parse
 import urllib.request
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from worker.engines.errors import ModelConfigurationError
 from worker.engines.lm_scorer import OptionScore, OptionScores
 
+logger = logging.getLogger(__name__)
+
+ALLOW_LIST_SETTING = "KASAUTI_EVAL_ENDPOINT_HOSTS"
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
 
 class EndpointError(ConnectionError):
     """The endpoint did not answer usefully after every retry."""
+
+
+def _allowed(entry: str) -> tuple[str, int | None]:
+    """An allow-list entry as (host, port or None for any port); ``[::1]:8000`` works too."""
+    entry = entry.strip().lower()
+    if entry.startswith("["):
+        host, _, rest = entry[1:].partition("]")
+        port = rest[1:] if rest.startswith(":") else ""
+    elif entry.count(":") == 1:
+        host, port = entry.split(":")
+    else:
+        host, port = entry, ""
+    return host, int(port) if port.isdigit() else None
+
+
+def endpoint_url_problem(url: str, allowed_hosts: Iterable[str]) -> str | None:
+    """Why a server-side request to `url` is not allowed (None: it is)."""
+    try:
+        parts = urllib.parse.urlsplit(url.strip())
+        port = parts.port
+    except ValueError:
+        return f"endpoint URL {url!r} is not a valid URL"
+    if parts.scheme not in _DEFAULT_PORTS or not parts.hostname:
+        return f"endpoint URL must be http:// or https:// with a host, got {url!r}"
+    if parts.username or parts.password or parts.query or parts.fragment:
+        return "endpoint URL must not carry credentials, a query (?...) or a fragment (#...)"
+    host, port = parts.hostname.lower(), port or _DEFAULT_PORTS[parts.scheme]
+    entries = [_allowed(e) for e in allowed_hosts if e and e.strip()]
+    if not entries:
+        return (
+            f"endpoint models are disabled: no host is allowed ({ALLOW_LIST_SETTING} is empty; "
+            "set it to the host or host:port of your completions server)"
+        )
+    if any(host == h and (p is None or p == port) for h, p in entries):
+        return None
+    return f"endpoint host {host}:{port} is not in {ALLOW_LIST_SETTING}"
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        return None  # urllib then raises HTTPError with the 3xx status
+
+
+_OPENER = urllib.request.build_opener(_NoRedirect)
 
 
 class EndpointScorer:
@@ -38,10 +96,15 @@ class EndpointScorer:
         retries: int = 2,
         backoff: float = 0.5,
         api_key: str | None = None,
+        allowed_hosts: Iterable[str] | None = None,
     ) -> None:
         base = url.rstrip("/")
         if not base.startswith(("http://", "https://")):
             raise ModelConfigurationError(f"endpoint URL must start with http(s)://, got {url!r}")
+        if allowed_hosts is not None:
+            problem = endpoint_url_problem(url, allowed_hosts)
+            if problem:
+                raise ModelConfigurationError(problem)
         if not base.endswith("/completions"):
             base = base + ("/completions" if base.endswith("/v1") else "/v1/completions")
         self.url = base
@@ -63,15 +126,27 @@ class EndpointScorer:
                 time.sleep(self.backoff * 2 ** (attempt - 1))
             request = urllib.request.Request(self.url, data=body, headers=headers, method="POST")
             try:
-                with urllib.request.urlopen(request, timeout=self.timeout) as response:
+                with _OPENER.open(request, timeout=self.timeout) as response:
                     return json.loads(response.read().decode("utf-8"))
             except urllib.error.HTTPError as exc:
-                detail = exc.read().decode("utf-8", "replace")[:300]
+                status = f"HTTP {exc.code} {exc.reason}".strip()
+                # The body may hold anything the server chose to say: the log only.
+                logger.warning(
+                    "endpoint %s answered %s: %s",
+                    self.url,
+                    status,
+                    exc.read(2000).decode("utf-8", "replace"),
+                )
+                if 300 <= exc.code < 400:
+                    raise ModelConfigurationError(
+                        f"endpoint {self.url} answered with a redirect ({status}); "
+                        "redirects are not followed: register the final URL"
+                    ) from None
                 if 400 <= exc.code < 500:
                     raise ModelConfigurationError(
-                        f"endpoint {self.url} refused the request (HTTP {exc.code}): {detail}"
-                    ) from exc
-                last = exc
+                        f"endpoint {self.url} refused the request ({status})"
+                    ) from None
+                last = EndpointError(status)
             except TimeoutError as exc:
                 last = TimeoutError(f"timed out after {self.timeout:g}s")
                 last.__cause__ = exc

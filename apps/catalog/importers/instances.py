@@ -13,6 +13,7 @@ import, because instances are never edited in place (releases point to them).
 
 from __future__ import annotations
 
+import csv
 import json
 from collections import Counter
 from collections.abc import Iterator
@@ -20,6 +21,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from django.db import transaction
+from django.urls import reverse
 from django.utils import timezone
 
 from apps.catalog import compare, selectors, services
@@ -79,6 +81,37 @@ class InstanceImportReport:
         return lines
 
 
+# Columns a model's output carries and a published instance file does not (Kasauti's own
+# prediction files, lm-evaluation-harness samples): such a file goes to the predictions import.
+PREDICTION_COLUMNS = frozenset(
+    {"prediction", "predictions", "pred", "predicted", "predicted_label", "model_answer",
+     "model_prediction", "logprobs", "resps", "filtered_resps"}
+)  # fmt: skip
+
+
+def predictions_file_problem(upload: ImportFile) -> ImportProblem | None:
+    """A problem when the file's first row (a JSON object's keys or a CSV header) has
+    prediction columns: it holds a model's answers, not benchmark instances."""
+    head = upload.data[:65536].decode("utf-8", "replace").lstrip("\ufeff")
+    first = next((line for line in head.splitlines() if line.strip()), "")
+    try:
+        row = json.loads(first)
+        names = set(row) if isinstance(row, dict) else set()
+    except ValueError:  # not JSON (or cut off): read the line as a CSV header
+        names = set(next(csv.reader([first]), []))
+    found = sorted(PREDICTION_COLUMNS & {str(name).strip().casefold() for name in names})
+    if not found:
+        return None
+    return ImportProblem(
+        upload.name,
+        1,
+        "predictions file",
+        f"this is a predictions file (it has a {', '.join(map(repr, found))} column), not "
+        "benchmark instances: import it against its dataset on the predictions import page, "
+        f"{reverse('evaluation:import')} (or POST /api/evaluation/runs/import/)",
+    )
+
+
 def instances_parse(*, fmt: str, files: list[ImportFile]) -> InstanceParse:
     """Phase 1: read and check every file; touches no table. Problems are in the result."""
     parse = InstanceParse()
@@ -97,6 +130,10 @@ def instances_parse(*, fmt: str, files: list[ImportFile]) -> InstanceParse:
             parse.problem(name, None, "file", f"given {count} times (file names must differ)")
     reader = reader_class()
     for upload in files:
+        predictions = predictions_file_problem(upload)
+        if predictions is not None:
+            parse.problems.append(predictions)
+            continue
         before = len(parse.records)
         reader.read(upload, parse)
         if len(parse.records) == before and not any(p.file == upload.name for p in parse.problems):

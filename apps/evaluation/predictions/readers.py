@@ -16,6 +16,35 @@ from apps.core.text import nfc
 
 # A file with more problems than this is reported with its first ones only.
 MAX_PROBLEMS = 50
+# An integer in a JSON value longer than this is refused (an index or an id is short; Python's
+# int() of a 5,000-digit string raises, and float() of a 400-digit one overflows).
+MAX_INT_DIGITS = 30
+# An answer given as digits longer than this cannot be an option index.
+MAX_INDEX_DIGITS = 6
+
+
+class ValueRefused(ValueError):
+    """A JSON value the reader will not take (a number too long, nesting too deep)."""
+
+
+def _int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_INT_DIGITS:
+        raise ValueRefused(f"a number with {len(text.lstrip('-')):,} digits")
+    return int(text)
+
+
+def json_value(text: str) -> Any:
+    """json.loads with long integers, deep nesting and Python's own limits refused as
+    ValueRefused / JSONDecodeError instead of escaping as ValueError, OverflowError or
+    RecursionError."""
+    try:
+        return json.loads(text, parse_int=_int)
+    except RecursionError:
+        raise ValueRefused("nested too deeply") from None
+    except json.JSONDecodeError:
+        raise
+    except (ValueError, OverflowError) as exc:
+        raise ValueRefused(str(exc)) from None
 
 
 @dataclass(frozen=True)
@@ -86,6 +115,13 @@ class Reader:
             prediction = nfc(prediction)
             if not prediction.strip():
                 prediction = None
+            elif prediction.strip().isdigit() and len(prediction.strip()) > MAX_INDEX_DIGITS:
+                self.problem(
+                    line,
+                    cols.prediction,
+                    f"an index of {len(prediction.strip()):,} digits is not an option",
+                )
+                return None
         logprobs = self._logprobs(line, data.get(cols.logprobs))
         if logprobs is False:
             return None
@@ -104,9 +140,12 @@ class Reader:
             return None
         if isinstance(value, str):
             try:
-                value = json.loads(value)
+                value = json_value(value)
             except json.JSONDecodeError as exc:
                 self.problem(line, self.columns.logprobs, f"not a JSON list: {exc.msg}")
+                return False
+            except ValueRefused as exc:
+                self.problem(line, self.columns.logprobs, f"not a JSON list: {exc}")
                 return False
         if (
             not isinstance(value, list)
@@ -129,6 +168,13 @@ class CsvReader(Reader):
 
     def _rows(self, text: str) -> Iterator[PredictionRow]:
         reader = csv.DictReader(io.StringIO(text, newline=""))
+        try:
+            yield from self._csv_rows(reader)
+        except csv.Error as exc:  # a cell over csv's field size limit, a NUL byte
+            # line_num counts the lines read before the row that failed
+            self.problem(reader.line_num + 1, "row", f"not readable as CSV: {exc}")
+
+    def _csv_rows(self, reader: csv.DictReader) -> Iterator[PredictionRow]:
         header = reader.fieldnames or []
         missing = [c for c in (self.columns.id, self.columns.prediction) if c not in header]
         if missing:
@@ -155,9 +201,12 @@ class JsonlReader(Reader):
             if not raw.strip():
                 continue
             try:
-                data = json.loads(raw)
+                data = json_value(raw)
             except json.JSONDecodeError as exc:
                 self.problem(number, "line", f"not valid JSON: {exc.msg} (column {exc.colno})")
+                continue
+            except ValueRefused as exc:
+                self.problem(number, "line", f"refused: {exc}")
                 continue
             if not isinstance(data, dict):
                 self.problem(number, "line", "expected a JSON object")

@@ -11,19 +11,27 @@ file, line and field, and nothing is written."""
 from __future__ import annotations
 
 import re
+import shutil
 import unicodedata
+import uuid
 from collections import defaultdict
 from collections.abc import Sequence
+from pathlib import Path
 from typing import IO, Any
 
+from django.conf import settings
+from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 from django.utils import timezone
 
 from apps.catalog.models import Dataset, Instance
 from apps.core.errors import ImportProblem, ImportRejected, KasautiError
+from apps.core.models import Job
+from apps.core.services import job_create, job_dispatch
 from apps.core.text import nfc
 from apps.releases.models import Release
 
+from ..jobs import IMPORT_PREDICTIONS
 from ..models import EvaluationRun, Prediction, RunKind, RunStatus
 from ..predictions.readers import Columns, PredictionRow, reader_for
 
@@ -123,6 +131,18 @@ def predictions_import(
     columns = columns or Columns()
     reader = reader_for(name=name, file_format=file_format, columns=columns)
     rows = reader.read(stream)
+    if len(rows) > settings.KASAUTI_IMPORT_MAX_ROWS:
+        raise ImportRejected(
+            [
+                ImportProblem(
+                    name,
+                    rows[settings.KASAUTI_IMPORT_MAX_ROWS].line,
+                    "file",
+                    f"{len(rows):,} predictions; the limit is "
+                    f"{settings.KASAUTI_IMPORT_MAX_ROWS:,} (KASAUTI_IMPORT_MAX_ROWS)",
+                )
+            ]
+        )
     index = _index(_instances(dataset=dataset, release=release))
     if not index:
         raise KasautiError(f"dataset {dataset.name!r} has no instances to match predictions to")
@@ -179,6 +199,15 @@ def predictions_import(
         )
     if duplicates:
         raise ImportRejected(duplicates[:50])
+    if not predictions:
+        first = unmatched[0]
+        raise KasautiError(
+            f"none of the {counts['unmatched']:,} ids in {name} matched an item of "
+            f"{'release ' + str(release.number) + ' of ' if release else 'dataset '}"
+            f"{dataset.name!r} (line {first['line']}: {first['id']!r}: {first['reason']}); "
+            f"check that the id column ({columns.id!r}) holds the items' source ids or "
+            "Kasauti example ids, and the dataset"
+        )
 
     from .metrics import run_metrics
 
@@ -204,3 +233,88 @@ def predictions_import(
         Prediction.objects.bulk_create(predictions, batch_size=2000)
         run_metrics(run=run)
     return run
+
+
+# --- large files: imported by a background job ---------------------------------------------
+IMPORTS_DIR = "imports"
+
+
+def _upload_dir(key: str) -> Path:
+    return Path(settings.MEDIA_ROOT) / IMPORTS_DIR / key
+
+
+def predictions_import_async(
+    *,
+    dataset: Dataset,
+    model_label: str,
+    upload: UploadedFile,
+    file_format: str = "",
+    columns: Columns | None = None,
+    index_base: int = 0,
+    release: Release | None = None,
+    created_by=None,
+) -> Job:
+    """Store the upload (streamed, never whole in memory) and queue its import: the same
+    `predictions_import`, run by a worker. The job's result names the run."""
+    if not nfc(model_label.strip()):
+        raise KasautiError("a model label is required (what the predictions are from)")
+    key = uuid.uuid4().hex
+    directory = _upload_dir(key)
+    directory.mkdir(parents=True)
+    with open(directory / "predictions", "wb") as out:
+        for chunk in upload.chunks():
+            out.write(chunk)
+    job = job_create(
+        kind=IMPORT_PREDICTIONS,
+        title=f"Import predictions {upload.name} ({model_label}) into {dataset.name}",
+        unit="files",
+        params={
+            "dataset_id": dataset.pk,
+            "release_id": release.pk if release else None,
+            "model_label": model_label,
+            "name": upload.name,
+            "file_format": file_format,
+            "columns": vars(columns or Columns()),
+            "index_base": index_base,
+            "directory": key,
+        },
+        created_by=created_by,
+    )
+    return job_dispatch(job=job)
+
+
+def predictions_import_job_work(*, job: Job) -> dict[str, Any]:
+    """The import a job describes; a rejected file fails the job, its problems (file, line,
+    field) kept in the job's result."""
+    params = job.params
+    try:
+        with open(_upload_dir(params["directory"]) / "predictions", "rb") as stream:
+            run = predictions_import(
+                dataset=Dataset.objects.get(pk=params["dataset_id"]),
+                release=Release.objects.filter(pk=params.get("release_id")).first()
+                if params.get("release_id")
+                else None,
+                model_label=params["model_label"],
+                stream=stream,
+                name=params["name"],
+                file_format=params["file_format"],
+                columns=Columns(**params["columns"]),
+                index_base=params["index_base"],
+                created_by=job.created_by,
+            )
+    except ImportRejected as rejected:
+        Job.objects.filter(pk=job.pk).update(
+            result={"problems": [problem.as_dict() for problem in rejected.problems]}
+        )
+        raise
+    return {
+        "run_id": run.pk,
+        **{k: run.report.get(k) for k in ("rows", "matched", "unmatched", "unparseable")},
+    }
+
+
+def predictions_import_job_cleanup(*, job_id: int) -> None:
+    """Remove a finished job's stored upload (an unfinished job still needs it)."""
+    job = Job.objects.filter(pk=job_id).first()
+    if job is not None and job.is_finished and job.params.get("directory"):
+        shutil.rmtree(_upload_dir(job.params["directory"]), ignore_errors=True)

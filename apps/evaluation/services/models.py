@@ -2,17 +2,37 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 
 from apps.core.errors import ConflictError, KasautiError
 from apps.core.text import nfc
 
-from ..models import ModelEntry, ModelKind
+from ..models import ModelEntry, ModelKind, endpoint_problem
 
 FIELDS = ("name", "kind", "path", "endpoint_url", "endpoint_model", "dtype", "device", "notes")
 DTYPES = ("float32", "float16", "bfloat16", "auto")
+
+
+def model_path_problem(*, path: str) -> str | None:
+    """Why `path` is not a model directory under KASAUTI_MODEL_ROOT (None: it is). Decided
+    from the text alone, so the answer says nothing about what exists elsewhere."""
+    root = os.path.normpath(str(settings.KASAUTI_MODEL_ROOT))
+    rule = (
+        "a local model path must be relative to KASAUTI_MODEL_ROOT, or an absolute path "
+        f"inside it ({root}), without '..' or '~'"
+    )
+    if path.startswith("~") or ".." in Path(path).parts or "\x00" in path:
+        return rule
+    if os.path.isabs(path):
+        normalised = os.path.normpath(path)
+        if normalised != root and not normalised.startswith(root.rstrip(os.sep) + os.sep):
+            return rule
+    return None
 
 
 def _validated(values: dict[str, Any]) -> dict[str, Any]:
@@ -25,10 +45,17 @@ def _validated(values: dict[str, Any]) -> dict[str, Any]:
     if kind == ModelKind.ENDPOINT:
         if not values.get("endpoint_url"):
             raise KasautiError("an endpoint model needs endpoint_url (…/v1)")
+        problem = endpoint_problem(url=values["endpoint_url"])
+        if problem:
+            raise KasautiError(problem)
     elif not values.get("path"):
         raise KasautiError(
             "a local model needs a path (absolute, or relative to KASAUTI_MODEL_ROOT)"
         )
+    else:
+        problem = model_path_problem(path=values["path"])
+        if problem:
+            raise KasautiError(problem)
     if values.get("dtype", "float32") not in DTYPES:
         raise KasautiError(f"dtype must be one of {', '.join(DTYPES)}")
     return values

@@ -192,6 +192,7 @@ def scorer_load(*, model: ModelEntry):
                 model=model.endpoint_model or model.name,
                 timeout=settings.KASAUTI_EVAL_ENDPOINT_TIMEOUT,
                 retries=settings.KASAUTI_EVAL_ENDPOINT_RETRIES,
+                allowed_hosts=settings.KASAUTI_EVAL_ENDPOINT_HOSTS,
             )
         from worker.engines.lm_scorer import load_causal_lm
 
