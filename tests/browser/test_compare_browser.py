@@ -70,6 +70,7 @@ def test_the_summary_and_the_difference_groups_agree(live_server, open_as, demo_
     edited.write_bytes(b"\n".join(lines))
 
     page = open_as("anu", width=1366, height=900)
+    page.goto(f"{live_server.url}/")  # an annotator lands on their campaigns
     page.click("text=BharatBBQ examples")
     page.click("#compare-published-link")
     page.set_input_files("#compare-files", str(edited))

@@ -197,7 +197,11 @@ def _reviewed_release() -> dict:
     again = release_create(dataset=dataset)
 
     def rows(kind):
-        release_file = release.files.get(kind=kind, format="jsonl")
+        """The kind's JSONL rows, or None when the release has no file for it (a kind with no
+        rows gets none)."""
+        release_file = release.files.filter(kind=kind, format="jsonl").first()
+        if release_file is None:
+            return None
         with release_file_path(release_file=release_file).open(encoding="utf-8") as lines:
             return [json.loads(line) for line in lines]
 
@@ -215,7 +219,7 @@ def _reviewed_release() -> dict:
             {r["additional_metadata"]["review_status"] for r in rows("instances")}
         ),
         "tuples": [r["identity_term"] for r in rows("tuples")],
-        "sentence_pairs": len(rows("sentence_pairs")),
+        "sentence_pairs": rows("sentence_pairs"),
         "context_sets": rows("context_sets"),
         "identical_returns_latest": again.pk == release.pk,
     }

@@ -87,7 +87,8 @@ def test_reviewed_release(leg):
     assert excluded["instances"] == {"template_not_approved": 16, "translation_flagged": 1}
     assert result["tuples"] == ["Marwari"]
     assert excluded["tuples"] == {"not_voted": 1, "voted_not_stereotypical": 1}
-    assert result["sentence_pairs"] == 0 and excluded["sentence_pairs"] == {"not_reviewed": 1}
+    # No sentence pair passed review: the release has no sentence-pair file at all.
+    assert result["sentence_pairs"] is None and excluded["sentence_pairs"] == {"not_reviewed": 1}
     assert [
         (s["external_id"], s["stereotypes"], s["anti_stereotypes"]) for s in result["context_sets"]
     ] == [("s1", ["kept"], ["fixed ✓"])]
