@@ -17,8 +17,6 @@ from typing import Any
 
 import krippendorff
 import numpy as np
-from sklearn.metrics import cohen_kappa_score
-from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
 Label = Hashable
 
@@ -167,6 +165,10 @@ def cohen_kappa(
         return _undefined(
             statistic, n, f"both annotators used one label only ({next(iter(used))})", **raw
         )
+    # Imported here, not at the top: scikit-learn and statsmodels take ~4 s to import, and
+    # every web and worker process imports this module when it loads its URLs or tasks.
+    from sklearn.metrics import cohen_kappa_score
+
     value = cohen_kappa_score(first, second, labels=list(labels), weights=weights)
     return _finite(statistic, n, value, **raw)
 
@@ -192,6 +194,9 @@ def fleiss(ratings: Sequence[Sequence[Label]], *, labels: Sequence[Label]) -> Ag
         return _undefined(
             statistic, n, f"every annotator used one label only ({used.pop()})", **raw
         )
+    # Imported here for the reason given in cohen_kappa.
+    from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
+
     table, _ = aggregate_raters(coded, n_cat=len(labels))
     return _finite(statistic, n, fleiss_kappa(table, method="fleiss"), **raw)
 
