@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 
-from django.conf import settings
 from django.http import HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
@@ -29,6 +28,7 @@ from apps.accounts.permissions import HasRole, ResearcherOrReadOnly
 from apps.catalog.api_imports import upload_limit_check
 from apps.catalog.models import Dataset
 from apps.core.api import JobOutputSerializer
+from apps.core.models import Job
 from apps.core.parsers import NulSafeMultiPartParser
 from apps.releases.models import Release
 
@@ -42,8 +42,7 @@ from .models import (
     PromptTemplate,
     RunKind,
 )
-from .predictions.readers import Columns
-from .services.imports import predictions_import, predictions_import_async
+from .services.imports import predictions_upload_import
 from .services.models import model_entry_create, model_entry_delete, model_entry_update
 from .services.runs import run_create
 
@@ -491,21 +490,12 @@ class PredictionImportApi(APIView):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         values = data.validated_data
-        upload = values["file"]
-        common = {
-            "dataset": values["dataset"],
-            "release": values["release"],
-            "model_label": values["model"],
-            "file_format": values["file_format"],
-            "columns": Columns(id=values["id_column"], prediction=values["prediction_column"]),
-            "index_base": values["index_base"],
-            "created_by": request.user,
-        }
         asked = request.query_params.get("async", "").lower() in {"1", "true", "yes"}
-        if asked or upload.size > settings.KASAUTI_IMPORT_INLINE_MAX_BYTES:
-            job = predictions_import_async(upload=upload, **common)
-            return Response(JobOutputSerializer(job).data, status=status.HTTP_202_ACCEPTED)
-        run = predictions_import(stream=upload, name=upload.name, **common)
+        run = predictions_upload_import(
+            upload=values["file"], values=values, created_by=request.user, background=asked
+        )
+        if isinstance(run, Job):
+            return Response(JobOutputSerializer(run).data, status=status.HTTP_202_ACCEPTED)
         return Response(
             RunOutputSerializer(selectors.run_get(run_id=run.pk)).data,
             status=status.HTTP_201_CREATED,

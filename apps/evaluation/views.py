@@ -12,13 +12,13 @@ from apps.accounts.decorators import researcher_required, role_required
 from apps.accounts.roles import is_researcher
 from apps.core.error_pages import post_form
 from apps.core.errors import ImportRejected, KasautiError
+from apps.core.models import Job
 from apps.core.registry import job_kind_get
 
 from . import selectors
 from .forms import ModelEntryForm, PredictionImportForm, RunForm
 from .models import RunKind
-from .predictions.readers import Columns
-from .services.imports import predictions_import, predictions_import_async
+from .services.imports import predictions_upload_import
 from .services.models import model_entry_create
 from .services.runs import run_create
 
@@ -153,21 +153,12 @@ def predictions_import_page(request: HttpRequest) -> HttpResponse:
         return render(request, "evaluation/import.html", context)
     if form.is_valid():
         values = form.cleaned_data
-        upload = values["file"]
-        common = {
-            "dataset": values["dataset"],
-            "release": values["release"],
-            "model_label": values["model"],
-            "file_format": values["file_format"],
-            "columns": Columns(id=values["id_column"], prediction=values["prediction_column"]),
-            "index_base": values["index_base"],
-            "created_by": request.user,
-        }
         try:
-            if upload.size > settings.KASAUTI_IMPORT_INLINE_MAX_BYTES:
-                job = predictions_import_async(upload=upload, **common)
-                return redirect("jobs:detail", pk=job.pk)
-            run = predictions_import(stream=upload, name=upload.name, **common)
+            run = predictions_upload_import(
+                upload=values["file"], values=values, created_by=request.user
+            )
+            if isinstance(run, Job):
+                return redirect("jobs:detail", pk=run.pk)
         except ImportRejected as rejected:
             context["problems"] = rejected.problems
         except KasautiError as exc:

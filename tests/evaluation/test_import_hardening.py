@@ -5,7 +5,6 @@ fails instead of becoming a 'complete' run."""
 from __future__ import annotations
 
 import io
-import time
 
 import pytest
 from django.urls import reverse
@@ -14,6 +13,7 @@ pytest.importorskip("apps.evaluation.metrics.bbq")
 
 from apps.core.models import Job  # noqa: E402
 from apps.evaluation.models import EvaluationRun, Prediction  # noqa: E402
+from tests.core.test_worker_jobs import wait_for_job  # noqa: E402
 from tests.evaluation.bbq_data import bbq_dataset  # noqa: E402
 
 URL = "evaluation-run-import"
@@ -103,16 +103,6 @@ def test_a_file_that_matches_nothing_is_refused_with_the_reason(researcher_clien
     assert not EvaluationRun.objects.exists()
 
 
-def _wait(job_id: int, timeout: float = 120.0) -> Job:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        job = Job.objects.get(pk=job_id)
-        if job.is_finished:
-            return job
-        time.sleep(0.2)
-    raise AssertionError(f"job {job_id} did not finish: {job.status}")
-
-
 @pytest.mark.celery_worker
 def test_a_large_file_is_imported_by_a_background_job(
     celery_worker_process, researcher_client, settings
@@ -122,7 +112,7 @@ def test_a_large_file_is_imported_by_a_background_job(
     good = b"example_id,prediction\n" + b"".join(b"cas-%d,1\n" % i for i in range(8))
     response = _post(researcher_client, dataset, "p.csv", good)
     assert response.status_code == 202, response.content
-    job = _wait(response.json()["id"])
+    job = wait_for_job(response.json()["id"], timeout=120)
     assert job.status == Job.Status.SUCCEEDED, job.error
     run = EvaluationRun.objects.get(pk=job.result["run_id"])
     assert run.status == "complete" and run.report["matched"] == 8
@@ -132,10 +122,14 @@ def test_a_large_file_is_imported_by_a_background_job(
     )
 
     none = b"example_id,prediction\n" + b"".join(b"zz-%d,1\n" % i for i in range(20))
-    failed = _wait(_post(researcher_client, dataset, "none.csv", none).json()["id"])
+    failed = wait_for_job(
+        _post(researcher_client, dataset, "none.csv", none).json()["id"], timeout=120
+    )
     assert failed.status == Job.Status.FAILED and "none of the 20 ids" in failed.error
     bad = b"example_id,prediction\n" + b"cas-0,1\n" * 20 + b"cas-1," + b"9" * 5000 + b"\n"
-    rejected = _wait(_post(researcher_client, dataset, "bad.csv", bad).json()["id"])
+    rejected = wait_for_job(
+        _post(researcher_client, dataset, "bad.csv", bad).json()["id"], timeout=120
+    )
     assert rejected.status == Job.Status.FAILED
     assert rejected.result["problems"][0]["line"] == 22
     assert EvaluationRun.objects.count() == 1

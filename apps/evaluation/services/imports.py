@@ -283,6 +283,30 @@ def predictions_import_async(
     return job_dispatch(job=job)
 
 
+def predictions_upload_import(
+    *,
+    upload: UploadedFile,
+    values: dict[str, Any],
+    created_by=None,
+    background: bool = False,
+) -> EvaluationRun | Job:
+    """An uploaded predictions file from the API or the page, with its form's cleaned
+    `values`: scored now (the run), or by a background job (the job) when asked or when it is
+    over KASAUTI_IMPORT_INLINE_MAX_BYTES."""
+    common = {
+        "dataset": values["dataset"],
+        "release": values["release"],
+        "model_label": values["model"],
+        "file_format": values["file_format"],
+        "columns": Columns(id=values["id_column"], prediction=values["prediction_column"]),
+        "index_base": values["index_base"],
+        "created_by": created_by,
+    }
+    if background or upload.size > settings.KASAUTI_IMPORT_INLINE_MAX_BYTES:
+        return predictions_import_async(upload=upload, **common)
+    return predictions_import(stream=upload, name=upload.name, **common)
+
+
 def predictions_import_job_work(*, job: Job) -> dict[str, Any]:
     """The import a job describes; a rejected file fails the job, its problems (file, line,
     field) kept in the job's result."""
