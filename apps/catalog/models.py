@@ -281,6 +281,17 @@ class TemplateVersion(models.Model):
     stereotyped group.
     """
 
+    # The one list of a template's texts (the BBQ template's six sentences, with placeholders):
+    # importers, validation, the admin and the review form all read it from here.
+    TEXT_FIELDS = (
+        "ambiguous_context",
+        "disambiguating_context",
+        "question_negative",
+        "question_non_negative",
+        "answer_negative",
+        "answer_non_negative",
+    )
+
     template = models.ForeignKey(Template, on_delete=models.CASCADE, related_name="versions")
     number = models.PositiveIntegerField()
     language = models.CharField(max_length=16, default="en")
