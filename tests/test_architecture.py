@@ -107,19 +107,36 @@ def _tasks_imports() -> list[str]:
     return problems
 
 
-def _view_transactions() -> list[str]:
-    """Transactions belong in services: pages and APIs do not import django.db.transaction."""
+def _is_page_or_api(path: Path) -> bool:
+    """A module serving requests: api.py, api_*.py, views.py, views_*.py, or any module of an
+    `api` / `views` package."""
+    names = {path.stem, path.parent.name}
+    return any(name in ("api", "views") or name.startswith(("api_", "views_")) for name in names)
+
+
+def _imports_transaction(node: ast.AST) -> bool:
+    if isinstance(node, ast.ImportFrom):
+        return node.module == "django.db.transaction" or (
+            node.module == "django.db" and any(alias.name == "transaction" for alias in node.names)
+        )
+    return isinstance(node, ast.Import) and any(
+        alias.name == "django.db.transaction" for alias in node.names
+    )
+
+
+def _view_transactions(root: Path = ROOT) -> list[str]:
+    """Transactions belong in services: pages and APIs neither import django.db.transaction
+    nor reach it as `django.db.transaction` / `db.transaction`."""
     problems = []
-    for path in _sources("apps"):
-        if not (path.name.startswith("api") or path.name == "views.py"):
+    for path in _sources("apps", root=root):
+        if not _is_page_or_api(path):
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if (
-                isinstance(node, ast.ImportFrom)
-                and node.module == "django.db"
-                and any(alias.name == "transaction" for alias in node.names)
-            ):
-                problems.append(f"{path.relative_to(ROOT)}:{node.lineno}: imports transaction")
+            where = f"{path.relative_to(root)}:{getattr(node, 'lineno', 0)}"
+            if _imports_transaction(node):
+                problems.append(f"{where}: imports transaction")
+            elif isinstance(node, ast.Attribute) and node.attr == "transaction":
+                problems.append(f"{where}: uses a transaction")
     return problems
 
 
@@ -140,6 +157,38 @@ def _plain_violations(root: Path = ROOT) -> list[str]:
                         f"{path.relative_to(root)}:{line}: {top} is plain Python but imports "
                         f"{target}"
                     )
+    return problems
+
+
+def _service_modules(root: Path) -> list[Path]:
+    return [
+        path
+        for path in _sources("apps", root=root)
+        if path.name == "services.py" or path.parent.name == "services"
+    ]
+
+
+def _service_violations(root: Path = ROOT) -> list[str]:
+    """Services are typed, keyword-only functions named `<entity>_<action>`: every public
+    function defined in a services module takes no positional parameter and has a two-part
+    (or longer) snake_case name. A pure helper that is not a service lives elsewhere (a
+    selectors or rules module) or is private."""
+    problems = []
+    for path in _service_modules(root):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in tree.body:
+            if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            if node.name.startswith("_"):
+                continue
+            where = f"{path.relative_to(root)}:{node.lineno}: {node.name}"
+            positional = [arg.arg for arg in node.args.posonlyargs + node.args.args]
+            if positional:
+                problems.append(f"{where} takes positional {', '.join(positional)}")
+            if "_" not in node.name.strip("_"):
+                problems.append(f"{where} is not named <entity>_<action>")
+            if node.returns is None:
+                problems.append(f"{where} has no return annotation")
     return problems
 
 
@@ -178,6 +227,51 @@ def test_views_and_apis_open_no_transaction():
 
 
 @pytest.mark.parametrize(
+    ("name", "source"),
+    [
+        ("views_bias.py", "from django.db import transaction\n"),
+        ("api_imports.py", "import django.db.transaction\n"),
+        (
+            "views.py",
+            "from django import db\ndef f():\n    with db.transaction.atomic():\n        pass\n",
+        ),
+    ],
+)
+def test_the_transaction_check_reads_every_page_and_api_module(tmp_path, name, source):
+    probe = tmp_path / "apps" / "evaluation" / name
+    probe.parent.mkdir(parents=True)
+    probe.write_text(source, encoding="utf-8")
+    problems = _view_transactions(root=tmp_path)
+    assert len(problems) == 1 and "transaction" in problems[0], problems
+
+
+def _unknown_job_tasks() -> list[str]:
+    """Registered JobKinds whose `task` no Celery task of the worker's app is called."""
+    from apps.core.registry import job_kinds
+    from worker.celery_app import app
+
+    app.loader.import_default_modules()
+    return [f"{kind.name}: {kind.task}" for kind in job_kinds() if kind.task not in app.tasks]
+
+
+def test_every_job_kind_names_a_registered_task():
+    """A JobKind's `task` is sent by name: a typo would only show when a job is queued and no
+    worker knows it. Every registered kind must name a task the worker's Celery app has."""
+    from apps.core.registry import job_kinds
+
+    assert len(job_kinds()) >= 5, "the apps' job kinds are registered from ready()"
+    assert _unknown_job_tasks() == []
+
+
+def test_the_task_check_catches_a_misspelt_task(monkeypatch):
+    from apps.core import registry
+
+    kind = registry.JobKind(name="probe", label="Probe", task="apps.catalog.tasks.nowhere")
+    monkeypatch.setitem(registry._KINDS, "probe", kind)
+    assert _unknown_job_tasks() == ["probe: apps.catalog.tasks.nowhere"]
+
+
+@pytest.mark.parametrize(
     ("source", "expected"),
     [
         ("from apps.releases.models import Release\n", "apps.catalog (layer 3) imports"),
@@ -191,3 +285,22 @@ def test_the_check_catches_upward_imports(tmp_path, source, expected):
     probe.write_text(source, encoding="utf-8")
     problems = _violations(root=tmp_path)
     assert len(problems) == 1 and expected in problems[0], problems
+
+
+def test_the_service_check_catches_positional_and_unnamed_services(tmp_path):
+    probe = tmp_path / "apps" / "catalog" / "services" / "probe.py"
+    probe.parent.mkdir(parents=True)
+    probe.write_text(
+        "def dataset_create(*, name: str) -> None: ...\n"
+        "def _helper(x): ...\n"
+        "def dataset_rename(dataset, *, name: str) -> None: ...\n"
+        "def start(*, job: int) -> None: ...\n"
+        "def job_touch(*, job: int): ...\n",
+        encoding="utf-8",
+    )
+    problems = _service_violations(root=tmp_path)
+    assert [p.split(": ", 1)[1] for p in problems] == [
+        "dataset_rename takes positional dataset",
+        "start is not named <entity>_<action>",
+        "job_touch has no return annotation",
+    ]
