@@ -164,6 +164,12 @@ def database(keep: bool):
             yield campaign, list(campaign.annotators.order_by("username"))
             return
     if keep:
+        if exists:
+            # A half-built database (a run stopped while building): close the connection the
+            # migrate above opened before dropping it, or the drop terminates it under Django.
+            from django.db import connections
+
+            connections.close_all()
         # Built once and kept: bench_database would drop it on exit, so build it by hand.
         with psycopg.connect("host=127.0.0.1 user=postgres dbname=postgres", autocommit=True) as c:
             c.execute(f'DROP DATABASE IF EXISTS "{DB}" WITH (FORCE)')
