@@ -15,7 +15,6 @@ from django.utils import timezone
 
 from apps.accounts.roles import ANNOTATOR, is_annotator, is_researcher
 from apps.accounts.services import roles_ensure, user_invite_send, username_check
-from apps.catalog.jobs import INSTANTIATE
 from apps.catalog.models import (
     ContextSentence,
     Dataset,
@@ -25,15 +24,21 @@ from apps.catalog.models import (
     StereotypeTuple,
     TemplateVersion,
 )
-from apps.catalog.review import SENTENCE_STATES
+from apps.catalog.review import (
+    SENTENCE_STATES,
+    context_sentence_text_replace,
+    stereotype_tuple_votes_record,
+    template_version_findings_settle,
+)
 from apps.catalog.selectors import template_current_versions
-from apps.catalog.services import (
-    context_sentence_review_record,
-    dataset_instantiate_async,
-    template_edit,
+from apps.catalog.services import context_sentence_review_record, template_edit
+from apps.catalog.versions import (
+    template_version_approve,
+    template_version_reject,
+    template_version_supersede,
+    template_versions_review_start,
 )
 from apps.core.errors import ConflictError, KasautiError
-from apps.core.models import Job
 from apps.core.text import nfc, nfc_deep
 from apps.translation.models import TranslatedString
 from apps.translation.pipeline import text_hash
@@ -399,9 +404,7 @@ def campaign_create(
             for slot, annotator_id in enumerate(chosen)
         )
         if kind == CampaignKind.TEMPLATE_VALIDATION:
-            TemplateVersion.objects.filter(
-                pk__in=[t["template_version"].pk for t in targets], status=ReviewStatus.DRAFT
-            ).update(status=ReviewStatus.IN_REVIEW)
+            template_versions_review_start(version_ids=[t["template_version"].pk for t in targets])
     return campaign
 
 
@@ -561,7 +564,7 @@ def _item_evaluate(*, item: CampaignItem, campaign: Campaign) -> None:
     item.outcome = outcome.summary
     item.save(update_fields=["status", "outcome"])
     if campaign.kind == CampaignKind.TEMPLATE_VALIDATION and outcome.status == ItemStatus.APPROVED:
-        _version_approve(version_id=item.template_version_id, requested_by=None)
+        template_version_approve(version_id=item.template_version_id, requested_by=None)
     if campaign.kind == CampaignKind.SENTENCE_REVIEW and outcome.status == ItemStatus.COMPLETE:
         # The annotators agree: keep, fix (the text is rewritten first) or drop.
         if outcome.summary["decision"] == "fix":
@@ -571,37 +574,15 @@ def _item_evaluate(*, item: CampaignItem, campaign: Campaign) -> None:
         # IndiBias's "Score": the votes themselves, one per annotator. The campaign's votes
         # decide from now on; the imported ones stay in `imported_votes`, and the item keeps
         # the votes the tuple had before (imported or an earlier campaign's).
-        tup = StereotypeTuple.objects.select_for_update().get(pk=item.stereotype_tuple_id)
+        votes_before, imported_votes = stereotype_tuple_votes_record(
+            tuple_id=item.stereotype_tuple_id, votes=outcome.summary["votes"]
+        )
         item.outcome = {
             **item.outcome,
-            "votes_before": tup.votes,
-            "imported_votes": tup.imported_votes,
+            "votes_before": votes_before,
+            "imported_votes": imported_votes,
         }
         item.save(update_fields=["outcome"])
-        tup.votes = outcome.summary["votes"]
-        tup.votes_source = StereotypeTuple.VotesSource.CAMPAIGN
-        tup.save(update_fields=["votes", "votes_source"])
-
-
-def _version_approve(*, version_id: int, requested_by) -> None:
-    """Mark a template version approved. A version with no live instances (the new version an
-    adjudicator's edit made) is instantiated by a background job of the catalog's instantiate
-    kind, queued after commit, so that the next release takes it (issue 18, 2.1). An
-    instantiation job of the dataset still waiting in the queue will pick it up anyway."""
-    TemplateVersion.objects.filter(pk=version_id).update(status=ReviewStatus.APPROVED)
-    version = TemplateVersion.objects.select_related("template__dataset").get(pk=version_id)
-    if Instance.objects.filter(
-        template_version_id=version_id, retired_at__isnull=True, source_instance=None
-    ).exists():
-        return
-    dataset = version.template.dataset
-    if Job.objects.filter(
-        kind=INSTANTIATE, status=Job.Status.QUEUED, params__dataset_id=dataset.pk
-    ).exists():
-        return
-    # The judgement is saved whatever the broker says: a broker that is down fails this job (the
-    # release form lists the version as not instantiated, with the job), not the submission.
-    dataset_instantiate_async(dataset=dataset, requested_by=requested_by, raise_unqueued=False)
 
 
 # --- adjudication ---------------------------------------------------------------------------
@@ -622,9 +603,6 @@ def item_decide(
     if verdict not in Decision.Verdict.values:
         raise KasautiError("verdict: approve, reject or edit")
     findings = {int(k): v for k, v in (findings or {}).items()}
-    for finding_id, action in findings.items():
-        if action not in (Finding.Status.RESOLVED, Finding.Status.ACCEPTED):
-            raise KasautiError(f"findings.{finding_id}: resolved or accepted")
     with transaction.atomic():
         item = CampaignItem.objects.select_for_update().select_related("campaign").get(pk=item.pk)
         if item.status != ItemStatus.ADJUDICATION:
@@ -632,29 +610,9 @@ def item_decide(
                 f"item {item.pk} is {item.get_status_display().lower()}, not in the "
                 "adjudication queue"
             )
-        open_ids = (
-            set(
-                Finding.objects.filter(
-                    template_version_id=item.template_version_id, status=Finding.Status.OPEN
-                ).values_list("id", flat=True)
-            )
-            if item.template_version_id
-            else set()
+        template_version_findings_settle(
+            template_version_id=item.template_version_id, statuses=findings
         )
-        unknown = set(findings) - set(
-            Finding.objects.filter(template_version_id=item.template_version_id).values_list(
-                "id", flat=True
-            )
-        )
-        if unknown:
-            raise KasautiError(f"findings: {sorted(unknown)} do not belong to this template")
-        missing = open_ids - set(findings)
-        if missing:
-            raise KasautiError(
-                f"findings: {sorted(missing)} still open: resolve or accept each of them"
-            )
-        for finding_id, action in findings.items():
-            Finding.objects.filter(pk=finding_id).update(status=action)
         new_version = None
         if item.context_sentence_id:
             _sentence_decide(item=item, verdict=verdict, changes=changes, decided_by=decided_by)
@@ -678,22 +636,21 @@ def item_decide(
             if note.strip():
                 line = f"Adjudication ({decided_by.username}): {nfc(note.strip())}"
                 notes = f"{notes}\n{line}" if notes else line
-            TemplateVersion.objects.filter(pk=new_version.pk).update(
-                status=ReviewStatus.IN_REVIEW, notes=notes
+            template_version_supersede(
+                version_id=old.pk, new_version_id=new_version.pk, new_notes=notes
             )
-            TemplateVersion.objects.filter(pk=old.pk).update(status=ReviewStatus.REJECTED)
             item.status = ItemStatus.SUPERSEDED
             _item_requeue(item=item, version=new_version)
         elif verdict == Decision.Verdict.APPROVE:
             item.status = ItemStatus.APPROVED
             if item.template_version_id:
-                _version_approve(version_id=item.template_version_id, requested_by=decided_by)
+                template_version_approve(
+                    version_id=item.template_version_id, requested_by=decided_by
+                )
         else:
             item.status = ItemStatus.REJECTED
             if item.template_version_id:
-                TemplateVersion.objects.filter(pk=item.template_version_id).update(
-                    status=ReviewStatus.REJECTED
-                )
+                template_version_reject(version_id=item.template_version_id)
         item.save(update_fields=["status", "outcome"])
         return Decision.objects.create(
             item=item,
@@ -708,22 +665,19 @@ def item_decide(
 def _sentence_fix(*, item: CampaignItem, text: str, decided_by) -> SentenceRevision | None:
     """Write the fixed text onto the catalog sentence with a revision (caller holds the item's
     row lock). The same text again records nothing."""
-    sentence = ContextSentence.objects.select_for_update().get(pk=item.context_sentence_id)
     text = nfc(text).strip()
     if not text:
         raise KasautiError("text: a fix needs the corrected sentence")
-    if text == sentence.text:
+    before = context_sentence_text_replace(sentence_id=item.context_sentence_id, text=text)
+    if before is None:
         return None
-    revision = SentenceRevision.objects.create(
-        context_sentence=sentence,
+    return SentenceRevision.objects.create(
+        context_sentence_id=item.context_sentence_id,
         item=item,
-        text_before=sentence.text,
+        text_before=before,
         text_after=text,
         decided_by=decided_by,
     )
-    sentence.text = text
-    sentence.save(update_fields=["text"])
-    return revision
 
 
 def _sentence_review_record(*, item: CampaignItem, campaign: Campaign, decision: str) -> None:
