@@ -401,7 +401,7 @@ class AnnotatorOutput(serializers.Serializer):
     languages = serializers.SerializerMethodField()
 
     def get_languages(self, user) -> list[str]:
-        return services.annotator_languages(user)
+        return selectors.annotator_languages(user=user)
 
 
 class AnnotatorListApi(APIView):

@@ -4,7 +4,7 @@ functions over plain dicts, shared by the services, the API and the pages."""
 from __future__ import annotations
 
 import statistics
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,6 +45,24 @@ SENTENCE_DECISIONS = ("keep", "fix", "drop")
 
 class InvalidJudgement(KasautiError):
     status_code = 400
+
+
+class PermissionRefused(KasautiError):
+    status_code = 403
+
+
+def languages_clean(languages: Iterable[str]) -> list[str]:
+    """Language codes as stored on a profile: lower case, no blanks, each once, in order."""
+    clean = []
+    for code in languages:
+        code = str(code).strip().lower()
+        if not code:
+            continue
+        if len(code) > 16 or not code.replace("-", "").isalnum():
+            raise KasautiError(f"languages: {code!r} is not a language code")
+        if code not in clean:
+            clean.append(code)
+    return clean
 
 
 def _text(answers: dict[str, Any], field: str, *, required: bool, limit: int = 2000) -> str:

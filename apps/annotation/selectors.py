@@ -8,13 +8,14 @@ from typing import Any, NamedTuple
 
 from django.db.models import Count, Max, Min, Q, QuerySet
 
-from apps.accounts.roles import is_researcher
+from apps.accounts.roles import is_annotator, is_researcher
 from apps.catalog import generators
 from apps.catalog.models import Finding, Instance, TemplateVersion, UnknownExpression
 from apps.catalog.services import template_spec
 
 from . import agreement, rules
 from .models import (
+    AnnotatorProfile,
     Assignment,
     Campaign,
     CampaignItem,
@@ -24,6 +25,18 @@ from .models import (
     Judgement,
     SentenceRevision,
 )
+
+
+def annotator_languages(*, user) -> list[str]:
+    """The language codes an annotator covers (none without a profile)."""
+    profile = AnnotatorProfile.objects.filter(user=user).first()
+    return list(profile.languages) if profile else []
+
+
+def annotator_manageable(*, user) -> bool:
+    """People management changes only annotators who hold no higher role: a researcher, an
+    admin or a superuser who also annotates is managed by an administrator (Django admin)."""
+    return is_annotator(user) and not is_researcher(user) and not user.is_superuser
 
 
 def campaign_list_for(*, user) -> QuerySet[Campaign]:

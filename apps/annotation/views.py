@@ -191,7 +191,7 @@ def campaign_new(request: HttpRequest) -> HttpResponse:
         {
             "datasets": Dataset.objects.order_by("name"),
             "kinds": CampaignKind.choices,
-            "annotators": [(u, services.annotator_languages(u)) for u in annotators],
+            "annotators": [(u, selectors.annotator_languages(user=u)) for u in annotators],
             "error": error,
             "posted": request.POST,
             "posted_annotators": request.POST.getlist("annotators"),
@@ -378,7 +378,7 @@ def people(request: HttpRequest) -> HttpResponse:
         "annotation/people.html",
         {
             "people": [
-                (u, services.annotator_languages(u), services.annotator_manageable(u))
+                (u, selectors.annotator_languages(user=u), selectors.annotator_manageable(user=u))
                 for u in users
             ],
             "error": error,

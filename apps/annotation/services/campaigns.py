@@ -1,172 +1,48 @@
-"""Annotation services: campaigns and their assignment, judgements (submit, edit, undo),
-adjudication, and annotator accounts. Every write goes through here."""
+"""Campaigns: what is annotated (sampled by kind), by whom (every item gets its number of
+distinct annotators who read its language, loads balanced), and closing them."""
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.core.exceptions import ValidationError
-from django.db import IntegrityError, transaction
-from django.db.models import Max
-from django.utils import timezone
+from django.db import transaction
 
-from apps.accounts.roles import ANNOTATOR, is_annotator, is_researcher
-from apps.accounts.services import roles_ensure, user_invite_send, username_check
+from apps.accounts.roles import is_annotator
 from apps.catalog.models import (
     ContextSentence,
     Dataset,
-    Finding,
     Instance,
     ReviewStatus,
     StereotypeTuple,
-    TemplateVersion,
 )
 from apps.catalog.review import (
     SENTENCE_STATES,
-    context_sentence_text_replace,
-    stereotype_tuple_votes_record,
-    template_version_findings_settle,
 )
 from apps.catalog.selectors import template_current_versions
-from apps.catalog.services import context_sentence_review_record, template_edit
 from apps.catalog.versions import (
-    template_version_approve,
-    template_version_reject,
-    template_version_supersede,
     template_versions_review_start,
 )
-from apps.core.errors import ConflictError, KasautiError
-from apps.core.text import nfc, nfc_deep
+from apps.core.errors import KasautiError
+from apps.core.text import nfc
 from apps.translation.models import TranslatedString
 from apps.translation.pipeline import text_hash
 from apps.translation.selectors import string_verdicts
 
-from . import rules
-from .models import (
+from ..models import (
     DEFAULT_ANNOTATORS_PER_ITEM,
-    AnnotatorProfile,
     Assignment,
     Campaign,
     CampaignItem,
     CampaignKind,
-    Decision,
-    ItemStatus,
-    Judgement,
-    SentenceRevision,
 )
-from .sampling import balanced_assignment, range_sample, stratified_sample
+from ..sampling import balanced_assignment, range_sample, stratified_sample
+from ..selectors import annotator_languages
 
 User = get_user_model()
 
 DEFAULT_SAMPLE = 100
-
-
-class PermissionRefused(KasautiError):
-    status_code = 403
-
-
-# --- people ---------------------------------------------------------------------------------
-
-
-def annotator_create(
-    *,
-    username: str,
-    languages: Sequence[str],
-    email: str = "",
-    password: str | None = None,
-    invite_base_url: str | None = None,
-):
-    """Create an annotator account. Either the researcher hands over `password`, or, with
-    `invite_base_url` (the site's scheme and host), the annotator is e-mailed an invitation
-    whose link sets their password. Without either the account cannot sign in until a
-    password is set (password reset)."""
-    try:
-        username = username_check(username=nfc(username))
-    except ValidationError as exc:
-        error = ConflictError if exc.code == "taken" else KasautiError
-        raise error(exc.messages[0]) from exc
-    if invite_base_url and not email:
-        raise KasautiError("email: required to send an invitation")
-    roles_ensure()
-    from django.contrib.auth.models import Group
-
-    with transaction.atomic():
-        try:
-            with transaction.atomic():
-                user = User.objects.create_user(username=username, email=email, password=password)
-        except IntegrityError as exc:  # created by a parallel request since the check
-            raise ConflictError(f"username: {username!r} is taken") from exc
-        if password is None:
-            user.set_unusable_password()
-            user.save(update_fields=["password"])
-        user.groups.add(Group.objects.get(name=ANNOTATOR))
-        AnnotatorProfile.objects.create(user=user, languages=languages_clean(languages))
-    if invite_base_url:
-        annotator_invite(user=user, base_url=invite_base_url)
-    return user
-
-
-def annotator_manageable(user) -> bool:
-    """People management changes only annotators who hold no higher role: a researcher, an
-    admin or a superuser who also annotates is managed by an administrator (Django admin)."""
-    return is_annotator(user) and not is_researcher(user) and not user.is_superuser
-
-
-def _check_manageable(user) -> None:
-    if not annotator_manageable(user):
-        raise PermissionRefused(
-            f"{user.username} holds a higher role than annotator: only an administrator can "
-            "change this account"
-        )
-
-
-def annotator_invite(*, user, base_url: str) -> str:
-    """(Re-)send the invitation e-mail; its link lets the annotator choose a password."""
-    _check_manageable(user)
-    if not is_annotator(user):
-        raise KasautiError(f"user: {user.username} is not an annotator")
-    if not user.email:
-        raise KasautiError(f"email: {user.username} has no e-mail address to invite")
-    return user_invite_send(user=user, base_url=base_url)
-
-
-def languages_clean(languages: Iterable[str]) -> list[str]:
-    clean = []
-    for code in languages:
-        code = str(code).strip().lower()
-        if not code:
-            continue
-        if len(code) > 16 or not code.replace("-", "").isalnum():
-            raise KasautiError(f"languages: {code!r} is not a language code")
-        if code not in clean:
-            clean.append(code)
-    return clean
-
-
-def annotator_update(*, user, languages: Sequence[str] | None = None, active: bool | None = None):
-    """Change an annotator's languages or activate/deactivate the account. Refused (403) for
-    users who hold a higher role (annotator_manageable)."""
-    _check_manageable(user)
-    with transaction.atomic():
-        if languages is not None:
-            AnnotatorProfile.objects.update_or_create(
-                user=user, defaults={"languages": languages_clean(languages)}
-            )
-        if active is not None and user.is_active != active:
-            user.is_active = active
-            user.save(update_fields=["is_active"])
-    return user
-
-
-def annotator_languages(user) -> list[str]:
-    profile = AnnotatorProfile.objects.filter(user=user).first()
-    return list(profile.languages) if profile else []
-
-
-# --- campaigns ------------------------------------------------------------------------------
 
 
 def _template_targets(dataset: Dataset) -> list[dict[str, Any]]:
@@ -360,7 +236,7 @@ def campaign_create(
             + (f": {why}" if why else "")
         )
 
-    languages = {user.pk: set(annotator_languages(user)) for user in annotators}
+    languages = {user.pk: set(annotator_languages(user=user)) for user in annotators}
     # Templates are judged in their own language; everything else in the campaign's.
     plan = balanced_assignment(
         [(i, t["language"]) for i, t in enumerate(targets)],
@@ -412,326 +288,3 @@ def campaign_close(*, campaign: Campaign) -> Campaign:
     campaign.status = Campaign.Status.CLOSED
     campaign.save(update_fields=["status"])
     return campaign
-
-
-# --- judgements -----------------------------------------------------------------------------
-
-
-def assignment_open(*, assignment: Assignment) -> None:
-    """Remember when the annotator first saw the item (for seconds per item)."""
-    if assignment.opened_at is None:
-        Assignment.objects.filter(pk=assignment.pk, opened_at__isnull=True).update(
-            opened_at=timezone.now()
-        )
-
-
-def _check_key(key: str) -> str:
-    key = str(key or "").strip()
-    if not key or len(key) > 64:
-        raise KasautiError("idempotency_key: required, at most 64 characters")
-    return key
-
-
-def judgement_submit(
-    *,
-    assignment_id: int,
-    annotator,
-    answers: Any,
-    idempotency_key: str,
-    seconds: float | None = None,
-) -> tuple[Judgement, bool]:
-    """Store one judgement exactly once. Returns (judgement, created): the same key again
-    (double-click, retry after a network error) returns the stored row and changes nothing.
-    A later submission on the same assignment is an edit: a new row pointing to the previous
-    one, which stays in the history."""
-    key = _check_key(idempotency_key)
-    with transaction.atomic():
-        assignment = (
-            Assignment.objects.select_for_update()
-            .select_related("campaign", "item")
-            .filter(pk=assignment_id)
-            .first()
-        )
-        if assignment is None or assignment.annotator_id != annotator.pk:
-            # Same answer whether it exists or not: annotators see only their own items.
-            raise PermissionRefused("this item is not assigned to you")
-        # Checked after the row lock: a concurrent request with the same key has committed.
-        existing = Judgement.objects.filter(idempotency_key=key).first()
-        if existing is not None:
-            if existing.assignment_id != assignment.pk:
-                raise ConflictError("idempotency_key: already used for another judgement")
-            return existing, False
-        campaign = assignment.campaign
-        if campaign.status != Campaign.Status.OPEN:
-            raise ConflictError("this campaign is closed")
-        item = CampaignItem.objects.select_for_update().get(pk=assignment.item_id)
-        if item.status not in (ItemStatus.PENDING, ItemStatus.ADJUDICATION):
-            raise ConflictError(
-                f"this item is already {item.get_status_display().lower()}; it cannot change"
-            )
-        clean = rules.answers_clean(kind=campaign.kind, answers=nfc_deep(answers))
-        current = assignment.current
-        is_edit = current is not None and current.action != Judgement.Action.UNDO
-        if seconds is None and assignment.opened_at is not None and not is_edit:
-            seconds = (timezone.now() - assignment.opened_at).total_seconds()
-        try:
-            with transaction.atomic():
-                judgement = Judgement.objects.create(
-                    assignment=assignment,
-                    annotator=annotator,
-                    idempotency_key=key,
-                    action=Judgement.Action.EDIT if is_edit else Judgement.Action.SUBMIT,
-                    answers=clean,
-                    previous=current,
-                    seconds=seconds,
-                )
-        except IntegrityError:
-            raise ConflictError("idempotency_key: already used") from None
-        assignment.current = judgement
-        assignment.done_at = timezone.now()
-        assignment.save(update_fields=["current", "done_at"])
-        _item_evaluate(item=item, campaign=campaign)
-    return judgement, True
-
-
-def judgement_undo(*, assignment_id: int, annotator, idempotency_key: str) -> Judgement:
-    """Take back the current submission: an UNDO row is appended (the submission stays in the
-    history) and the item is pending again for this annotator."""
-    key = _check_key(idempotency_key)
-    with transaction.atomic():
-        assignment = (
-            Assignment.objects.select_for_update()
-            .select_related("campaign")
-            .filter(pk=assignment_id)
-            .first()
-        )
-        if assignment is None or assignment.annotator_id != annotator.pk:
-            raise PermissionRefused("this item is not assigned to you")
-        existing = Judgement.objects.filter(idempotency_key=key).first()
-        if existing is not None:
-            return existing
-        current = assignment.current
-        if current is None or current.action == Judgement.Action.UNDO:
-            raise ConflictError("nothing to undo on this item")
-        item = CampaignItem.objects.select_for_update().get(pk=assignment.item_id)
-        if item.status not in (ItemStatus.PENDING, ItemStatus.ADJUDICATION):
-            raise ConflictError(
-                f"this item is already {item.get_status_display().lower()}; it cannot change"
-            )
-        judgement = Judgement.objects.create(
-            assignment=assignment,
-            annotator=annotator,
-            idempotency_key=key,
-            action=Judgement.Action.UNDO,
-            answers={},
-            previous=current,
-        )
-        assignment.current = judgement
-        assignment.done_at = None
-        assignment.save(update_fields=["current", "done_at"])
-        if item.status != ItemStatus.PENDING:
-            item.status = ItemStatus.PENDING
-            item.outcome = {}
-            item.save(update_fields=["status", "outcome"])
-    return judgement
-
-
-def _open_findings(item: CampaignItem) -> int:
-    if item.template_version_id is None:
-        return 0
-    return Finding.objects.filter(
-        template_version_id=item.template_version_id, status=Finding.Status.OPEN
-    ).count()
-
-
-def _item_evaluate(*, item: CampaignItem, campaign: Campaign) -> None:
-    """Once every assigned annotator has submitted, apply the kind's rule (caller holds the
-    item's row lock)."""
-    rows = list(
-        Assignment.objects.filter(item=item)
-        .select_related("current")
-        .order_by("slot")
-        .only("done_at", "current__answers", "current__action", "slot")
-    )
-    if any(row.done_at is None for row in rows):
-        return
-    outcome = rules.outcome_for(
-        kind=campaign.kind,
-        answers=[row.current.answers for row in rows],
-        open_findings=_open_findings(item),
-    )
-    item.status = outcome.status
-    item.outcome = outcome.summary
-    item.save(update_fields=["status", "outcome"])
-    if campaign.kind == CampaignKind.TEMPLATE_VALIDATION and outcome.status == ItemStatus.APPROVED:
-        template_version_approve(version_id=item.template_version_id, requested_by=None)
-    if campaign.kind == CampaignKind.SENTENCE_REVIEW and outcome.status == ItemStatus.COMPLETE:
-        # The annotators agree: keep, fix (the text is rewritten first) or drop.
-        if outcome.summary["decision"] == "fix":
-            _sentence_fix(item=item, text=outcome.summary["texts"][0], decided_by=None)
-        _sentence_review_record(item=item, campaign=campaign, decision=outcome.summary["decision"])
-    if campaign.kind == CampaignKind.TUPLE_VOTE:
-        # IndiBias's "Score": the votes themselves, one per annotator. The campaign's votes
-        # decide from now on; the imported ones stay in `imported_votes`, and the item keeps
-        # the votes the tuple had before (imported or an earlier campaign's).
-        votes_before, imported_votes = stereotype_tuple_votes_record(
-            tuple_id=item.stereotype_tuple_id, votes=outcome.summary["votes"]
-        )
-        item.outcome = {
-            **item.outcome,
-            "votes_before": votes_before,
-            "imported_votes": imported_votes,
-        }
-        item.save(update_fields=["outcome"])
-
-
-# --- adjudication ---------------------------------------------------------------------------
-
-
-def item_decide(
-    *,
-    item: CampaignItem,
-    verdict: str,
-    decided_by,
-    note: str = "",
-    changes: dict[str, Any] | None = None,
-    findings: dict[int, str] | None = None,
-) -> Decision:
-    """A researcher's decision on an item in the adjudication queue: approve, reject, or edit
-    (a new template version that goes back to review with the same annotators). Every open
-    import finding on the template must be resolved or accepted in the same decision."""
-    if verdict not in Decision.Verdict.values:
-        raise KasautiError("verdict: approve, reject or edit")
-    findings = {int(k): v for k, v in (findings or {}).items()}
-    with transaction.atomic():
-        item = CampaignItem.objects.select_for_update().select_related("campaign").get(pk=item.pk)
-        if item.status != ItemStatus.ADJUDICATION:
-            raise ConflictError(
-                f"item {item.pk} is {item.get_status_display().lower()}, not in the "
-                "adjudication queue"
-            )
-        template_version_findings_settle(
-            template_version_id=item.template_version_id, statuses=findings
-        )
-        new_version = None
-        if item.context_sentence_id:
-            _sentence_decide(item=item, verdict=verdict, changes=changes, decided_by=decided_by)
-            _sentence_review_record(
-                item=item, campaign=item.campaign, decision=item.outcome["decision"]
-            )
-        elif verdict == Decision.Verdict.EDIT:
-            if item.template_version_id is None:
-                raise KasautiError("verdict: only templates and sentences can be edited here")
-            if not changes:
-                raise KasautiError("changes: an edit needs at least one changed field")
-            old = item.template_version
-            new_version = template_edit(
-                template=old.template, changes=nfc_deep(changes), edited_by=decided_by
-            )
-            if new_version.pk == old.pk:
-                raise KasautiError("changes: the edit changes nothing")
-            # The adjudicator's note goes into the new version's notes (the version history
-            # on the template page shows it), after the notes it inherited.
-            notes = new_version.notes
-            if note.strip():
-                line = f"Adjudication ({decided_by.username}): {nfc(note.strip())}"
-                notes = f"{notes}\n{line}" if notes else line
-            template_version_supersede(
-                version_id=old.pk, new_version_id=new_version.pk, new_notes=notes
-            )
-            item.status = ItemStatus.SUPERSEDED
-            _item_requeue(item=item, version=new_version)
-        elif verdict == Decision.Verdict.APPROVE:
-            item.status = ItemStatus.APPROVED
-            if item.template_version_id:
-                template_version_approve(
-                    version_id=item.template_version_id, requested_by=decided_by
-                )
-        else:
-            item.status = ItemStatus.REJECTED
-            if item.template_version_id:
-                template_version_reject(version_id=item.template_version_id)
-        item.save(update_fields=["status", "outcome"])
-        return Decision.objects.create(
-            item=item,
-            verdict=verdict,
-            note=nfc(note),
-            findings={str(k): v for k, v in findings.items()},
-            new_version=new_version,
-            decided_by=decided_by,
-        )
-
-
-def _sentence_fix(*, item: CampaignItem, text: str, decided_by) -> SentenceRevision | None:
-    """Write the fixed text onto the catalog sentence with a revision (caller holds the item's
-    row lock). The same text again records nothing."""
-    text = nfc(text).strip()
-    if not text:
-        raise KasautiError("text: a fix needs the corrected sentence")
-    before = context_sentence_text_replace(sentence_id=item.context_sentence_id, text=text)
-    if before is None:
-        return None
-    return SentenceRevision.objects.create(
-        context_sentence_id=item.context_sentence_id,
-        item=item,
-        text_before=before,
-        text_after=text,
-        decided_by=decided_by,
-    )
-
-
-def _sentence_review_record(*, item: CampaignItem, campaign: Campaign, decision: str) -> None:
-    """Write a decided sentence-review item onto the catalog sentence (tier and decision):
-    what reviewed releases read. Campaigns made before tiers were recorded are language
-    reviews."""
-    context_sentence_review_record(
-        sentence_id=item.context_sentence_id,
-        tier=(campaign.params or {}).get("tier") or "language",
-        decision=decision,
-    )
-
-
-def _sentence_decide(*, item: CampaignItem, verdict: str, changes, decided_by) -> None:
-    """Adjudication of a sentence-review disagreement: approve keeps the sentence, reject drops
-    it, edit writes `changes["text"]` (a revision) and counts as a fix."""
-    outcome = dict(item.outcome or {})
-    if verdict == Decision.Verdict.EDIT:
-        text = (changes or {}).get("text", "")
-        if not str(text).strip():
-            raise KasautiError("changes.text: the corrected sentence is required")
-        if _sentence_fix(item=item, text=str(text), decided_by=decided_by) is None:
-            raise KasautiError("changes.text: the edit changes nothing")
-        item.status, outcome["decision"] = ItemStatus.APPROVED, "fix"
-    elif verdict == Decision.Verdict.APPROVE:
-        item.status, outcome["decision"] = ItemStatus.APPROVED, "keep"
-    else:
-        item.status, outcome["decision"] = ItemStatus.REJECTED, "drop"
-    item.outcome = outcome
-
-
-def _item_requeue(*, item: CampaignItem, version: TemplateVersion) -> CampaignItem:
-    """The edited version goes back to the same annotators, as a new item of the campaign."""
-    position = (
-        CampaignItem.objects.filter(campaign=item.campaign).aggregate(m=Max("position"))["m"] + 1
-    )
-    new_item = CampaignItem.objects.create(
-        campaign=item.campaign,
-        position=position,
-        category_id=item.category_id,
-        template_version=version,
-    )
-    Assignment.objects.bulk_create(
-        Assignment(
-            campaign_id=item.campaign_id,
-            item=new_item,
-            annotator_id=row.annotator_id,
-            slot=row.slot,
-            position=position,
-        )
-        for row in Assignment.objects.filter(item=item).order_by("slot")
-    )
-    return new_item
-
-
-def new_idempotency_key() -> str:
-    return uuid.uuid4().hex
