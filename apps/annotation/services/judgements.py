@@ -10,16 +10,12 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from apps.catalog.models import Finding
-from apps.catalog.review import stereotype_tuple_votes_record
-from apps.catalog.versions import template_version_approve
 from apps.core.errors import ConflictError, KasautiError
 from apps.core.text import nfc_deep
 
-from .. import rules
-from ..models import Assignment, Campaign, CampaignItem, CampaignKind, ItemStatus, Judgement
+from ..kinds import campaign_kind_get
+from ..models import Assignment, Campaign, CampaignItem, ItemStatus, Judgement
 from ..rules import PermissionRefused
-from .adjudication import _sentence_fix, _sentence_review_record
 
 
 def assignment_open(*, assignment: Assignment) -> None:
@@ -74,7 +70,7 @@ def judgement_submit(
             raise ConflictError(
                 f"this item is already {item.get_status_display().lower()}; it cannot change"
             )
-        clean = rules.answers_clean(kind=campaign.kind, answers=nfc_deep(answers))
+        clean = campaign_kind_get(campaign.kind).answers_clean(nfc_deep(answers))
         current = assignment.current
         is_edit = current is not None and current.action != Judgement.Action.UNDO
         if seconds is None and assignment.opened_at is not None and not is_edit:
@@ -141,14 +137,6 @@ def judgement_undo(*, assignment_id: int, annotator, idempotency_key: str) -> Ju
     return judgement
 
 
-def _open_findings(item: CampaignItem) -> int:
-    if item.template_version_id is None:
-        return 0
-    return Finding.objects.filter(
-        template_version_id=item.template_version_id, status=Finding.Status.OPEN
-    ).count()
-
-
 def _item_evaluate(*, item: CampaignItem, campaign: Campaign) -> None:
     """Once every assigned annotator has submitted, apply the kind's rule (caller holds the
     item's row lock)."""
@@ -160,34 +148,12 @@ def _item_evaluate(*, item: CampaignItem, campaign: Campaign) -> None:
     )
     if any(row.done_at is None for row in rows):
         return
-    outcome = rules.outcome_for(
-        kind=campaign.kind,
-        answers=[row.current.answers for row in rows],
-        open_findings=_open_findings(item),
-    )
+    kind = campaign_kind_get(campaign.kind)
+    outcome = kind.outcome(item=item, answers=[row.current.answers for row in rows])
     item.status = outcome.status
     item.outcome = outcome.summary
     item.save(update_fields=["status", "outcome"])
-    if campaign.kind == CampaignKind.TEMPLATE_VALIDATION and outcome.status == ItemStatus.APPROVED:
-        template_version_approve(version_id=item.template_version_id, requested_by=None)
-    if campaign.kind == CampaignKind.SENTENCE_REVIEW and outcome.status == ItemStatus.COMPLETE:
-        # The annotators agree: keep, fix (the text is rewritten first) or drop.
-        if outcome.summary["decision"] == "fix":
-            _sentence_fix(item=item, text=outcome.summary["texts"][0], decided_by=None)
-        _sentence_review_record(item=item, campaign=campaign, decision=outcome.summary["decision"])
-    if campaign.kind == CampaignKind.TUPLE_VOTE:
-        # IndiBias's "Score": the votes themselves, one per annotator. The campaign's votes
-        # decide from now on; the imported ones stay in `imported_votes`, and the item keeps
-        # the votes the tuple had before (imported or an earlier campaign's).
-        votes_before, imported_votes = stereotype_tuple_votes_record(
-            tuple_id=item.stereotype_tuple_id, votes=outcome.summary["votes"]
-        )
-        item.outcome = {
-            **item.outcome,
-            "votes_before": votes_before,
-            "imported_votes": imported_votes,
-        }
-        item.save(update_fields=["outcome"])
+    kind.on_outcome(item=item, campaign=campaign, outcome=outcome)
 
 
 def new_idempotency_key() -> str:
