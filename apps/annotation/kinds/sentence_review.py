@@ -14,14 +14,7 @@ from apps.catalog.services import context_sentence_review_record
 from apps.core.errors import KasautiError
 from apps.core.text import nfc
 
-from ..models import (
-    Campaign,
-    CampaignItem,
-    CampaignKind,
-    Decision,
-    ItemStatus,
-    SentenceRevision,
-)
+from ..models import Campaign, CampaignItem, CampaignKind, Decision, ItemStatus, SentenceRevision
 from ..rules import InvalidJudgement, Outcome, text_answer
 from . import Kind
 

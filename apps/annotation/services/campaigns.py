@@ -5,26 +5,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from apps.accounts.roles import is_annotator
-from apps.catalog.models import (
-    Dataset,
-)
+from apps.catalog.models import Dataset
 from apps.core.errors import KasautiError
 from apps.core.text import nfc
 
 from ..kinds import campaign_kind_get
-from ..models import (
-    Assignment,
-    Campaign,
-    CampaignItem,
-)
+from ..models import Assignment, Campaign, CampaignItem
 from ..sampling import balanced_assignment
 from ..selectors import annotator_languages
-
-User = get_user_model()
 
 DEFAULT_SAMPLE = 100
 
