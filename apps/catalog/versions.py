@@ -14,7 +14,6 @@ from apps.core.models import Job
 
 from .jobs import INSTANTIATE
 from .models import Instance, ReviewStatus, Template, TemplateVersion
-from .services import dataset_instantiate_async
 
 # Text fields compared between versions, with the labels the pages use.
 DIFF_FIELDS = {
@@ -95,6 +94,10 @@ def template_version_approve(*, version_id: int, requested_by: Any = None) -> No
     adjudicator's edit made) is instantiated by a background job of the catalog's instantiate
     kind, queued after commit, so that the next release takes it (issue 18, 2.1). An
     instantiation job of the dataset still waiting in the queue will pick it up anyway."""
+    # Imported here: the annotation app's campaign kinds import this module at start-up, and
+    # catalog services pull in the selectors and DRF (~0.3 s of every process's start).
+    from .services import dataset_instantiate_async
+
     TemplateVersion.objects.filter(pk=version_id).update(status=ReviewStatus.APPROVED)
     version = TemplateVersion.objects.select_related("template__dataset").get(pk=version_id)
     if Instance.objects.filter(

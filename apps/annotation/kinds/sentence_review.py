@@ -10,7 +10,6 @@ from typing import Any
 
 from apps.catalog.models import ContextSentence
 from apps.catalog.review import SENTENCE_STATES, context_sentence_text_replace
-from apps.catalog.services import context_sentence_review_record
 from apps.core.errors import KasautiError
 from apps.core.text import nfc
 
@@ -121,6 +120,10 @@ def _sentence_fix(*, item: CampaignItem, text: str, decided_by) -> SentenceRevis
 def _review_record(*, item: CampaignItem, campaign: Campaign, decision: str) -> None:
     """Write a decided item onto the catalog sentence (tier and decision): what reviewed
     releases read. Campaigns made before tiers were recorded are language reviews."""
+    # Imported here: kinds are registered at every process's start-up, and catalog services
+    # pull in DRF (~0.3 s).
+    from apps.catalog.services import context_sentence_review_record
+
     context_sentence_review_record(
         sentence_id=item.context_sentence_id,
         tier=(campaign.params or {}).get("tier") or "language",

@@ -11,8 +11,6 @@ from typing import Any
 from django.db.models import Max
 
 from apps.catalog.models import Finding, ReviewStatus, TemplateVersion
-from apps.catalog.selectors import template_current_versions
-from apps.catalog.services import template_edit
 from apps.catalog.versions import (
     template_version_approve,
     template_version_reject,
@@ -83,6 +81,8 @@ class TemplateValidation(Kind):
             template_version_approve(version_id=item.template_version_id, requested_by=None)
 
     def targets(self, *, dataset, language, sample_size, seed, tier):
+        from apps.catalog.selectors import template_current_versions  # see _edit
+
         versions = (
             template_current_versions(dataset=dataset)
             .filter(status__in=[ReviewStatus.DRAFT, ReviewStatus.IN_REVIEW])
@@ -123,6 +123,10 @@ class TemplateValidation(Kind):
 def _edit(*, item: CampaignItem, changes: dict[str, Any], note: str, decided_by) -> TemplateVersion:
     """The adjudicator's edit: a new version of the template, in review, given as a new item of
     the campaign to the same annotators; the old version is rejected and its item superseded."""
+    # Catalog services and selectors are imported where used: kinds are registered at every
+    # process's start-up, and those modules pull in DRF (~0.3 s).
+    from apps.catalog.services import template_edit
+
     if not changes:
         raise KasautiError("changes: an edit needs at least one changed field")
     old = item.template_version
