@@ -15,7 +15,7 @@ from apps.accounts.permissions import IsAnnotator, IsAnnotatorOrResearcher, IsRe
 from apps.accounts.roles import is_researcher
 from apps.catalog.models import Dataset
 
-from . import reports, selectors, services
+from . import reports, rules, selectors, services
 from .models import Assignment, Campaign, CampaignItem, CampaignKind, Judgement
 
 User = get_user_model()
@@ -103,7 +103,7 @@ def assignment_payload(assignment: Assignment) -> dict:
         "kind": assignment.campaign.kind,
         "done": assignment.done_at is not None,
         "answers": current.answers if current and current.action != "undo" else None,
-        "idempotency_key": services.new_idempotency_key(),
+        "idempotency_key": rules.new_idempotency_key(),
         "item": item_content(assignment.item),
     }
 

@@ -4,6 +4,7 @@ and decides is its object in apps/annotation/kinds/."""
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -64,6 +65,12 @@ def score_answer(answers: dict[str, Any], field: str) -> int:
 class Outcome:
     status: str
     summary: dict[str, Any]
+
+
+def new_idempotency_key() -> str:
+    """A fresh key for one form render or API read: a judgement sent twice with it is stored
+    once."""
+    return uuid.uuid4().hex
 
 
 def form_text(data: Any, name: str) -> str:

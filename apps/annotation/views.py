@@ -65,7 +65,7 @@ def campaign_work(request: HttpRequest, pk: int) -> HttpResponse:
                 "undo_target": selectors.assignment_undoable(
                     campaign_id=campaign.pk, annotator=request.user
                 ),
-                "undo_key": services.new_idempotency_key(),
+                "undo_key": rules.new_idempotency_key(),
             },
         )
     # Rendered here rather than redirected: the next item costs one round trip (P8).
@@ -87,8 +87,8 @@ def _work_context(request: HttpRequest, assignment: Assignment, error: str = "")
         "error": error,
         "prev_position": summary["prev"],
         "next_position": summary["next"],
-        "key": services.new_idempotency_key(),
-        "undo_key": services.new_idempotency_key(),
+        "key": rules.new_idempotency_key(),
+        "undo_key": rules.new_idempotency_key(),
         # The annotator's last submission in the campaign, undoable from any item (4.4).
         "undo_target": selectors.assignment_undoable(
             campaign_id=campaign.pk, annotator=assignment.annotator

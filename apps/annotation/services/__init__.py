@@ -8,10 +8,11 @@ through here:
 * adjudication: a researcher's decision on an item the annotators did not settle.
 """
 
-from ..rules import PermissionRefused
+# Not services, re-exported for the pages and tests that use them with the services.
+from ..rules import PermissionRefused, new_idempotency_key
 from .adjudication import item_decide
 from .campaigns import DEFAULT_SAMPLE, campaign_close, campaign_create
-from .judgements import assignment_open, judgement_submit, judgement_undo, new_idempotency_key
+from .judgements import assignment_open, judgement_submit, judgement_undo
 from .people import annotator_create, annotator_invite, annotator_update
 
 __all__ = [

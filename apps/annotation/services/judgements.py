@@ -4,7 +4,6 @@ changes in the catalog."""
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 from django.db import IntegrityError, transaction
@@ -154,7 +153,3 @@ def _item_evaluate(*, item: CampaignItem, campaign: Campaign) -> None:
     item.outcome = outcome.summary
     item.save(update_fields=["status", "outcome"])
     kind.on_outcome(item=item, campaign=campaign, outcome=outcome)
-
-
-def new_idempotency_key() -> str:
-    return uuid.uuid4().hex
