@@ -83,15 +83,20 @@ TUPLE_VOTES_RULE = (
 # --- review writes (called by apps.annotation) -------------------------------------------------
 
 
+def findings_settled_check(*, statuses: Mapping[int, str]) -> None:
+    """Each finding id maps to resolved or accepted (what an adjudicator may settle it as)."""
+    for finding_id, status in statuses.items():
+        if status not in (Finding.Status.RESOLVED, Finding.Status.ACCEPTED):
+            raise KasautiError(f"findings.{finding_id}: resolved or accepted")
+
+
 def template_version_findings_settle(
     *, template_version_id: int | None, statuses: Mapping[int, str]
 ) -> None:
     """An adjudicator's decision on a template version's import findings: each finding id maps
     to resolved or accepted, and every finding still open must be among them. Refuses (and
     changes nothing) for a finding of another version or one left open."""
-    for finding_id, status in statuses.items():
-        if status not in (Finding.Status.RESOLVED, Finding.Status.ACCEPTED):
-            raise KasautiError(f"findings.{finding_id}: resolved or accepted")
+    findings_settled_check(statuses=statuses)
     own = Finding.objects.filter(template_version_id=template_version_id)
     open_ids = (
         set(own.filter(status=Finding.Status.OPEN).values_list("id", flat=True))

@@ -8,7 +8,7 @@ from typing import Any
 
 from django.db import transaction
 
-from apps.catalog.review import template_version_findings_settle
+from apps.catalog.review import findings_settled_check, template_version_findings_settle
 from apps.core.errors import ConflictError, KasautiError
 from apps.core.text import nfc
 
@@ -31,6 +31,7 @@ def item_decide(
     if verdict not in Decision.Verdict.values:
         raise KasautiError("verdict: approve, reject or edit")
     findings = {int(k): v for k, v in (findings or {}).items()}
+    findings_settled_check(statuses=findings)  # a malformed decision is refused before the lock
     with transaction.atomic():
         item = CampaignItem.objects.select_for_update().select_related("campaign").get(pk=item.pk)
         if item.status != ItemStatus.ADJUDICATION:
