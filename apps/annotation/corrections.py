@@ -16,7 +16,8 @@ from apps.translation.models import CorrectionItem, CorrectionRevision
 from apps.translation.services import correction_item_resolve
 from apps.translation.services.review import instance_revisions
 
-from .services import PermissionRefused, annotator_languages
+from .rules import PermissionRefused
+from .selectors import annotator_languages
 
 CONFIRM, EDIT = "confirm", "edit"
 
@@ -28,7 +29,7 @@ def correction_queue_for(*, user, language: str = "", status: str = "open") -> Q
     if language:
         qs = qs.filter(language=language)
     if not is_researcher(user):
-        qs = qs.filter(language__in=annotator_languages(user))
+        qs = qs.filter(language__in=annotator_languages(user=user))
     return qs
 
 
@@ -43,7 +44,7 @@ def correction_apply(
 ) -> tuple[CorrectionItem, bool]:
     """Confirm the machine translation or replace it with `text`. Returns (item, changed):
     the same decision again (a double-click, a retry) adds no revision."""
-    if not is_researcher(author) and item.language not in annotator_languages(author):
+    if not is_researcher(author) and item.language not in annotator_languages(user=author):
         raise PermissionRefused(f"you do not cover language {item.language!r}")
     if action == CONFIRM:
         text = machine_text(item)

@@ -31,21 +31,14 @@ class AnnotatorProfile(models.Model):
 
 
 class CampaignKind(models.TextChoices):
+    """The database's list of campaign kinds. What each kind does is its registered object in
+    apps/annotation/kinds/ (one per value; AnnotationConfig.ready() checks)."""
+
     TEMPLATE_VALIDATION = "template_validation", "Template validation (BharatBBQ §3.7)"
     TRANSLATION_SCORING = "translation_scoring", "Translation adequacy/fluency (Table 3)"
     CALIBRATION = "calibration", "Threshold calibration (adequacy across the similarity range)"
     TUPLE_VOTE = "tuple_vote", "Stereotype tuple vote (IndiBias §4.1)"
     SENTENCE_REVIEW = "sentence_review", "Context-set sentence review (IndiCASA)"
-
-
-# Independent annotators per item when the researcher does not say (issue 9).
-DEFAULT_ANNOTATORS_PER_ITEM = {
-    CampaignKind.TEMPLATE_VALIDATION: 2,
-    CampaignKind.TRANSLATION_SCORING: 2,
-    CampaignKind.CALIBRATION: 2,
-    CampaignKind.TUPLE_VOTE: 3,
-    CampaignKind.SENTENCE_REVIEW: 2,
-}
 
 
 class Campaign(models.Model):
@@ -81,6 +74,14 @@ class Campaign(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def kind_spec(self):
+        """The registered kind object (apps/annotation/kinds/): what this campaign's kind
+        asks, decides and shows."""
+        from .kinds import campaign_kind_get  # the kinds import the models
+
+        return campaign_kind_get(self.kind)
 
 
 class ItemStatus(models.TextChoices):

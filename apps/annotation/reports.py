@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import agreement, rules
-from .models import Assignment, Campaign, CampaignKind, ItemStatus
+from .kinds import campaign_kinds
+from .models import Assignment, Campaign, ItemStatus
 
 COLUMNS = ("F1", "F2", "A1", "A2")
 
@@ -81,7 +82,8 @@ def table3(*, dataset_id: int) -> list[Table3Language]:
     kappas, all over the row's items that both annotators scored. "Annotator 1/2" are the
     item's slots 0 and 1 (ANNOTATOR_RULE); the block names who held them."""
     campaigns = Campaign.objects.filter(
-        dataset_id=dataset_id, kind=CampaignKind.TRANSLATION_SCORING
+        dataset_id=dataset_id,
+        kind__in=[kind.name for kind in campaign_kinds() if kind.feeds_table3],
     ).order_by("language", "id")
     by_language: dict[str, list[Campaign]] = defaultdict(list)
     for campaign in campaigns:
@@ -189,7 +191,6 @@ def _kappa_cell(value: agreement.Agreement) -> str:
 THRESHOLD_STEP = 0.01  # candidate thresholds: every hundredth across the judged similarities
 GOOD = 4  # adequacy at or above this counts as "meaning kept"
 CALIBRATION_TARGET = 0.9  # the share of passed items scored >= GOOD a suggestion must reach
-CALIBRATION_SOURCES = (CampaignKind.CALIBRATION, CampaignKind.TRANSLATION_SCORING)
 
 
 def candidate_thresholds(similarities: list[float]) -> list[float]:
@@ -213,7 +214,9 @@ def calibration(*, campaign: Campaign) -> dict[str, Any]:
     campaign's dataset and language (a calibration may reuse Table 3's judgements), one point
     per translated string (its mean adequacy over all of them)."""
     sources = Campaign.objects.filter(
-        dataset_id=campaign.dataset_id, language=campaign.language, kind__in=CALIBRATION_SOURCES
+        dataset_id=campaign.dataset_id,
+        language=campaign.language,
+        kind__in=[k.name for k in campaign_kinds() if k.feeds_calibration],
     ).order_by("id")
     rows = (
         Assignment.objects.filter(campaign__in=sources, done_at__isnull=False)

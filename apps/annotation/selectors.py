@@ -8,22 +8,34 @@ from typing import Any, NamedTuple
 
 from django.db.models import Count, Max, Min, Q, QuerySet
 
-from apps.accounts.roles import is_researcher
+from apps.accounts.roles import is_annotator, is_researcher
 from apps.catalog import generators
 from apps.catalog.models import Finding, Instance, TemplateVersion, UnknownExpression
 from apps.catalog.services import template_spec
 
-from . import agreement, rules
+from . import agreement
 from .models import (
+    AnnotatorProfile,
     Assignment,
     Campaign,
     CampaignItem,
-    CampaignKind,
     Decision,
     ItemStatus,
     Judgement,
     SentenceRevision,
 )
+
+
+def annotator_languages(*, user) -> list[str]:
+    """The language codes an annotator covers (none without a profile)."""
+    profile = AnnotatorProfile.objects.filter(user=user).first()
+    return list(profile.languages) if profile else []
+
+
+def annotator_manageable(*, user) -> bool:
+    """People management changes only annotators who hold no higher role: a researcher, an
+    admin or a superuser who also annotates is managed by an administrator (Django admin)."""
+    return is_annotator(user) and not is_researcher(user) and not user.is_superuser
 
 
 def campaign_list_for(*, user) -> QuerySet[Campaign]:
@@ -269,7 +281,8 @@ def campaign_agreement(*, campaign: Campaign) -> dict[str, Any]:
     """Agreement per judged field (criterion / score), overall, per category, and Cohen's kappa
     for each annotator pair. Ordinal scores use quadratic weights over the full 1-5 scale."""
     units = campaign_units(campaign=campaign)
-    fields = rules.labels_for(kind=campaign.kind)
+    kind = campaign.kind_spec
+    fields = kind.fields
     result: dict[str, Any] = {"fields": {}, "by_category": {}, "pairs": {}}
     for field, (labels, ordinal) in fields.items():
         result["fields"][field] = agreement.overall(
@@ -282,22 +295,23 @@ def campaign_agreement(*, campaign: Campaign) -> dict[str, Any]:
         )
         for (a, b), value in pairs.items():
             result["pairs"].setdefault(f"{a} × {b}", {})[field] = value.as_dict()
-    if campaign.kind == CampaignKind.TEMPLATE_VALIDATION:
-        # Overall: every (item, criterion) judgement pooled, as BharatBBQ §3.7 reports it.
+    if kind.pooled_fields:
+        # Overall: every (item, field) judgement pooled, as BharatBBQ §3.7 reports its criteria.
+        pooled_labels = fields[kind.pooled_fields[0]][0]
         pooled = [
             {slot: answers[key] for slot, answers in u["by_slot"].items()}
             for u in units
-            for key in rules.CRITERIA
+            for key in kind.pooled_fields
         ]
-        result["overall"] = agreement.overall(pooled, labels=rules.YES_NO).as_dict()
+        result["overall"] = agreement.overall(pooled, labels=pooled_labels).as_dict()
         pooled_pairs = defaultdict(list)
         for u in units:
-            for key in rules.CRITERIA:
+            for key in kind.pooled_fields:
                 pooled_pairs["all"].append(
                     {who: answers[key] for who, answers in u["by_annotator"].items()}
                 )
         for (a, b), value in agreement.pairwise_cohen(
-            pooled_pairs["all"], labels=rules.YES_NO
+            pooled_pairs["all"], labels=pooled_labels
         ).items():
             result["pairs"].setdefault(f"{a} × {b}", {})["overall"] = value.as_dict()
     categories = sorted({u["category"] for u in units})
@@ -318,9 +332,9 @@ def campaign_agreement(*, campaign: Campaign) -> dict[str, Any]:
     ):
         for fields_of in cells:
             for field, cell in fields_of.items():
-                cell["field_label"] = rules.field_label(field)
+                cell["field_label"] = kind.field_label(field)
     if "overall" in result:
-        result["overall"]["field_label"] = rules.field_label("overall")
+        result["overall"]["field_label"] = kind.field_label("overall")
     return result
 
 
@@ -386,7 +400,7 @@ def template_decisions(*, template_id: int) -> dict[int, list[Decision]]:
 def campaign_tuple_votes(*, campaign: Campaign) -> list[dict[str, Any]]:
     """A tuple-vote campaign's tuples: the votes each was imported with, the votes it had
     before this campaign decided it, this campaign's votes, and which votes decide now."""
-    if campaign.kind != CampaignKind.TUPLE_VOTE:
+    if not campaign.kind_spec.shows_tuple_votes:
         return []
     rows = []
     for item in (

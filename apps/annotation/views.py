@@ -17,7 +17,7 @@ from apps.accounts.decorators import (
     researcher_required,
 )
 from apps.accounts.roles import is_researcher
-from apps.catalog.models import LANGUAGE_NAMES, Dataset, Finding
+from apps.catalog.models import LANGUAGE_NAMES, Dataset, Finding, TemplateVersion
 from apps.catalog.review import TUPLE_VOTES_RULE
 from apps.catalog.versions import template_version_history
 from apps.core.error_pages import post_form
@@ -25,9 +25,16 @@ from apps.core.errors import KasautiError
 from apps.translation.selectors import string_occurrences
 
 from . import corrections, reports, rules, selectors, services
-from .models import Assignment, Campaign, CampaignItem, CampaignKind, Decision
+from .kinds import campaign_kinds
+from .models import Assignment, Campaign, CampaignItem, Decision
 
 User = get_user_model()
+
+# The template texts an adjudicator may edit on the page: the contexts and questions (the
+# answers are not shown there, so a posted form never carries them).
+ADJUDICATION_EDIT_FIELDS = tuple(
+    field for field in TemplateVersion.TEXT_FIELDS if not field.startswith("answer_")
+)
 
 
 @require_GET
@@ -58,7 +65,7 @@ def campaign_work(request: HttpRequest, pk: int) -> HttpResponse:
                 "undo_target": selectors.assignment_undoable(
                     campaign_id=campaign.pk, annotator=request.user
                 ),
-                "undo_key": services.new_idempotency_key(),
+                "undo_key": rules.new_idempotency_key(),
             },
         )
     # Rendered here rather than redirected: the next item costs one round trip (P8).
@@ -74,22 +81,19 @@ def _work_context(request: HttpRequest, assignment: Assignment, error: str = "")
     return {
         "assignment": assignment,
         "campaign": campaign,
-        "kind": campaign.kind,
+        "kind": campaign.kind_spec,
         "answers": answers,
         "posted": request.POST if error else None,
         "error": error,
         "prev_position": summary["prev"],
         "next_position": summary["next"],
-        "key": services.new_idempotency_key(),
-        "undo_key": services.new_idempotency_key(),
+        "key": rules.new_idempotency_key(),
+        "undo_key": rules.new_idempotency_key(),
         # The annotator's last submission in the campaign, undoable from any item (4.4).
         "undo_target": selectors.assignment_undoable(
             campaign_id=campaign.pk, annotator=assignment.annotator
         ),
-        "criteria": rules.CRITERIA,
-        "adequacy_scale": sorted(rules.ADEQUACY_SCALE.items(), reverse=True),
-        "fluency_scale": sorted(rules.FLUENCY_SCALE.items(), reverse=True),
-        "scores": rules.SCORES,
+        **campaign.kind_spec.work_context(),
         "done": summary["done"],
         "total": summary["total"],
         "language_name": LANGUAGE_NAMES.get(campaign.language, campaign.language),
@@ -107,7 +111,7 @@ def assignment_work(request: HttpRequest, pk: int) -> HttpResponse:
         annotator=request.user,
     )
     if request.method == "POST":
-        answers = rules.answers_from_form(kind=assignment.campaign.kind, data=request.POST)
+        answers = assignment.campaign.kind_spec.answers_from_form(request.POST)
         try:
             services.judgement_submit(
                 assignment_id=assignment.pk,
@@ -190,8 +194,8 @@ def campaign_new(request: HttpRequest) -> HttpResponse:
         "annotation/campaign_new.html",
         {
             "datasets": Dataset.objects.order_by("name"),
-            "kinds": CampaignKind.choices,
-            "annotators": [(u, services.annotator_languages(u)) for u in annotators],
+            "kinds": [(kind.name, kind.label) for kind in campaign_kinds()],
+            "annotators": [(u, selectors.annotator_languages(user=u)) for u in annotators],
             "error": error,
             "posted": request.POST,
             "posted_annotators": request.POST.getlist("annotators"),
@@ -236,7 +240,7 @@ def campaign_dashboard(request: HttpRequest, pk: int) -> HttpResponse:
         "tuple_votes": selectors.campaign_tuple_votes(campaign=campaign),
         "tuple_votes_rule": TUPLE_VOTES_RULE,
     }
-    if campaign.kind in reports.CALIBRATION_SOURCES:
+    if campaign.kind_spec.feeds_calibration:
         calibration = reports.calibration(campaign=campaign)
         context |= {"calibration": calibration, **_calibration_plot(calibration)}
     return render(request, "annotation/dashboard.html", context)
@@ -260,8 +264,7 @@ def item_adjudicate(request: HttpRequest, pk: int) -> HttpResponse:
         )
         changes |= {
             field: rules.form_text(request.POST, field)
-            for field in ("ambiguous_context", "disambiguating_context")
-            + ("question_negative", "question_non_negative")
+            for field in ADJUDICATION_EDIT_FIELDS
             if request.POST.get("verdict") == "edit"
             and item.template_version_id
             and rules.form_text(request.POST, field) != getattr(item.template_version, field)
@@ -292,7 +295,7 @@ def item_adjudicate(request: HttpRequest, pk: int) -> HttpResponse:
             if item.context_sentence_id
             else []
         ),
-        "criteria": rules.CRITERIA,
+        "columns": item.campaign.kind_spec.judgement_columns(),
         "history": _version_history(item),
         "verdicts": Decision.Verdict.choices,
         "error": error,
@@ -314,16 +317,11 @@ def _version_history(item: CampaignItem) -> list[dict]:
 
 
 def _side_by_side(item: CampaignItem) -> list[dict]:
+    kind = item.campaign.kind_spec
     rows = []
     for a in selectors.item_judgements(item=item):
         answers = a.current.answers if a.done_at and a.current else {}
-        if item.template_version_id:
-            cells = [
-                {"value": answers.get(code, ""), "comment": answers.get(f"{code}_comment", "")}
-                for code in rules.CRITERIA
-            ]
-        else:
-            cells = [{"value": "; ".join(f"{k}: {v}" for k, v in answers.items()), "comment": ""}]
+        cells = kind.judgement_cells(answers)
         rows.append({"annotator": a.annotator.username, "done": bool(a.done_at), "cells": cells})
     return rows
 
@@ -378,7 +376,7 @@ def people(request: HttpRequest) -> HttpResponse:
         "annotation/people.html",
         {
             "people": [
-                (u, services.annotator_languages(u), services.annotator_manageable(u))
+                (u, selectors.annotator_languages(user=u), selectors.annotator_manageable(user=u))
                 for u in users
             ],
             "error": error,

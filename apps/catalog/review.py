@@ -4,16 +4,20 @@ which context sentences passed IndiCASA's two-tier review.
 The facts are catalog fields (`StereotypeTuple.votes`, `ContextSentence.review_tier` /
 `review_decision`), written by imports and by apps.annotation; releases read them through
 these rules, so that the annotation screens and a reviewed release never disagree about what
-"stereotypical" or "passed" means.
+"stereotypical" or "passed" means. The writes the annotation app makes to these facts (and to
+a template version's findings) are the services at the end.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from django.db.models import Q
 
-from .models import ContextSentence
+from apps.core.errors import KasautiError
+
+from .models import ContextSentence, Finding, StereotypeTuple
 
 
 class TupleVerdict:
@@ -74,3 +78,63 @@ TUPLE_VOTES_RULE = (
     "with decide. Both are kept: a campaign never overwrites the imported votes, and a "
     "re-import never overwrites a campaign's."
 )
+
+
+# --- review writes (called by apps.annotation) -------------------------------------------------
+
+
+def findings_settled_check(*, statuses: Mapping[int, str]) -> None:
+    """Each finding id maps to resolved or accepted (what an adjudicator may settle it as)."""
+    for finding_id, status in statuses.items():
+        if status not in (Finding.Status.RESOLVED, Finding.Status.ACCEPTED):
+            raise KasautiError(f"findings.{finding_id}: resolved or accepted")
+
+
+def template_version_findings_settle(
+    *, template_version_id: int | None, statuses: Mapping[int, str]
+) -> None:
+    """An adjudicator's decision on a template version's import findings: each finding id maps
+    to resolved or accepted, and every finding still open must be among them. Refuses (and
+    changes nothing) for a finding of another version or one left open."""
+    findings_settled_check(statuses=statuses)
+    own = Finding.objects.filter(template_version_id=template_version_id)
+    open_ids = (
+        set(own.filter(status=Finding.Status.OPEN).values_list("id", flat=True))
+        if template_version_id
+        else set()
+    )
+    unknown = set(statuses) - set(own.values_list("id", flat=True))
+    if unknown:
+        raise KasautiError(f"findings: {sorted(unknown)} do not belong to this template")
+    missing = open_ids - set(statuses)
+    if missing:
+        raise KasautiError(
+            f"findings: {sorted(missing)} still open: resolve or accept each of them"
+        )
+    for finding_id, status in statuses.items():
+        Finding.objects.filter(pk=finding_id).update(status=status)
+
+
+def stereotype_tuple_votes_record(*, tuple_id: int, votes: list[int]) -> tuple[list[int], Any]:
+    """A tuple-vote campaign's votes decide the tuple from now on (IndiBias's "Score": one vote
+    per annotator). The imported votes stay in `imported_votes`. Returns the votes the tuple
+    had before and its imported votes, for the campaign's record. Call inside a transaction."""
+    tup = StereotypeTuple.objects.select_for_update().get(pk=tuple_id)
+    before = (tup.votes, tup.imported_votes)
+    tup.votes = votes
+    tup.votes_source = StereotypeTuple.VotesSource.CAMPAIGN
+    tup.save(update_fields=["votes", "votes_source"])
+    return before
+
+
+def context_sentence_text_replace(*, sentence_id: int, text: str) -> str | None:
+    """Rewrite a context sentence's text (a review's fix); returns the text it had, or None when
+    the text is the same (nothing written). Call inside a transaction: the row stays locked
+    until the caller has recorded the revision."""
+    sentence = ContextSentence.objects.select_for_update().get(pk=sentence_id)
+    if text == sentence.text:
+        return None
+    before = sentence.text
+    sentence.text = text
+    sentence.save(update_fields=["text"])
+    return before

@@ -1,14 +1,19 @@
 """A template's version history with what changed from one version to the next: a readable
 word-level diff (difflib) of each text field, shown on the template page and the adjudication
-page (issue 18, 2.7)."""
+page (issue 18, 2.7); and the services that move a version through review (draft, in review,
+approved, rejected), which the annotation app calls."""
 
 from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Sequence
 from typing import Any
 
-from .models import Template, TemplateVersion
+from apps.core.models import Job
+
+from .jobs import INSTANTIATE
+from .models import Instance, ReviewStatus, Template, TemplateVersion
 
 # Text fields compared between versions, with the labels the pages use.
 DIFF_FIELDS = {
@@ -71,3 +76,52 @@ def template_version_history(*, template: Template) -> list[dict[str, Any]]:
         for previous, version in zip([None, *versions[:-1]], versions, strict=True)
     ]
     return rows[::-1]
+
+
+# --- review status (written by apps.annotation's template validation) --------------------------
+
+
+def template_versions_review_start(*, version_ids: Sequence[int]) -> int:
+    """Send draft versions to review (a validation campaign took them); versions already in
+    review, approved or rejected keep their status. Returns how many changed."""
+    return TemplateVersion.objects.filter(pk__in=version_ids, status=ReviewStatus.DRAFT).update(
+        status=ReviewStatus.IN_REVIEW
+    )
+
+
+def template_version_approve(*, version_id: int, requested_by: Any = None) -> None:
+    """Mark a template version approved. A version with no live instances (the new version an
+    adjudicator's edit made) is instantiated by a background job of the catalog's instantiate
+    kind, queued after commit, so that the next release takes it (issue 18, 2.1). An
+    instantiation job of the dataset still waiting in the queue will pick it up anyway."""
+    # Imported here: the annotation app's campaign kinds import this module at start-up, and
+    # catalog services pull in the selectors and DRF (~0.3 s of every process's start).
+    from .services import dataset_instantiate_async
+
+    TemplateVersion.objects.filter(pk=version_id).update(status=ReviewStatus.APPROVED)
+    version = TemplateVersion.objects.select_related("template__dataset").get(pk=version_id)
+    if Instance.objects.filter(
+        template_version_id=version_id, retired_at__isnull=True, source_instance=None
+    ).exists():
+        return
+    dataset = version.template.dataset
+    if Job.objects.filter(
+        kind=INSTANTIATE, status=Job.Status.QUEUED, params__dataset_id=dataset.pk
+    ).exists():
+        return
+    # The caller's write is kept whatever the broker says: a broker that is down fails this job
+    # (the release form lists the version as not instantiated, with the job), not the caller.
+    dataset_instantiate_async(dataset=dataset, requested_by=requested_by, raise_unqueued=False)
+
+
+def template_version_reject(*, version_id: int) -> None:
+    TemplateVersion.objects.filter(pk=version_id).update(status=ReviewStatus.REJECTED)
+
+
+def template_version_supersede(*, version_id: int, new_version_id: int, new_notes: str) -> None:
+    """An edit replaces a version under review: the old one is rejected, the new one (made by
+    template_edit) goes to review with `new_notes` (its inherited notes and the reason)."""
+    TemplateVersion.objects.filter(pk=new_version_id).update(
+        status=ReviewStatus.IN_REVIEW, notes=new_notes
+    )
+    template_version_reject(version_id=version_id)

@@ -9,8 +9,7 @@ import pytest
 from django.core import mail
 from django.test import Client
 
-from apps.annotation import services
-from apps.annotation.services import annotator_create
+from apps.annotation.services import annotator_create, people
 from apps.core.errors import KasautiError
 
 pytestmark = pytest.mark.django_db
@@ -87,7 +86,7 @@ def test_api_invite_and_resend(researcher_client, researcher):
 def test_invite_without_email_is_refused_and_nothing_is_written(researcher):
     with pytest.raises(KasautiError, match="email: required to send an invitation"):
         annotator_create(username="noemail", languages=["hi"], invite_base_url="http://x")
-    assert not services.User.objects.filter(username="noemail").exists()
+    assert not people.User.objects.filter(username="noemail").exists()
     assert mail.outbox == []
 
 

@@ -106,7 +106,7 @@ def test_researcher_dashboard_adjudication_and_people(
         {"action": "create", "username": "dev", "languages": "hi, bn"},
     )
     assert created.status_code == 302
-    assert services.annotator_languages(annotator.__class__.objects.get(username="dev")) == [
+    assert selectors.annotator_languages(user=annotator.__class__.objects.get(username="dev")) == [
         "hi",
         "bn",
     ]

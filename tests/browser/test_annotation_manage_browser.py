@@ -292,7 +292,7 @@ def test_people_page_create_languages_deactivate(live_server, open_as, demo_user
     assert row.locator("input[name=languages]").input_value() == "ta te"
     assert row.locator("td").nth(2).text_content().strip() == "active"
     devika = AnnotatorProfile.objects.get(user__username="devika").user
-    assert services.annotator_languages(devika) == ["ta", "te"]
+    assert selectors.annotator_languages(user=devika) == ["ta", "te"]
 
     # Devika can sign in and work.
     dev_page = open_as("devika")
@@ -302,7 +302,7 @@ def test_people_page_create_languages_deactivate(live_server, open_as, demo_user
     row.locator("input[name=languages]").fill("ta te or")
     with navigates(rekha):
         row.locator("button", has_text="Save").click()
-    assert services.annotator_languages(devika) == ["ta", "te", "or"]
+    assert selectors.annotator_languages(user=devika) == ["ta", "te", "or"]
     row = rekha.locator("#people tbody tr", has_text="devika")
     assert row.locator("input[name=languages]").input_value() == "ta te or"
     shot(rekha, "annotation_people", full_page=True)
