@@ -33,35 +33,13 @@ from .models import (
     Vocabulary,
 )
 
-# Fields of TemplateVersion that make up a template's content (everything an edit may change).
-TEMPLATE_CONTENT_FIELDS = (
-    "language",
-    "ambiguous_context",
-    "disambiguating_context",
-    "question_negative",
-    "question_non_negative",
-    "answer_negative",
-    "answer_non_negative",
-    "placeholders",
-    "placeholder_groups",
-    "placeholder_sources",
-    "target_placeholder",
-    "proper_noun",
-    "noun_form",
-    "pairing",
-    "generator",
-    "generator_data",
-    "stereotyped_groups",
-    "non_stereotyped_groups",
-    "subcategory",
-    "transformation_type",
-    "transformation_reason",
-    "original_bbq_id",
-    "concept_id",
-    "source",
-    "notes",
-    "status",
-    "origin",
+# A template version's content is every field but the ones that say which version it is and
+# who wrote it when: everything an edit may change (its texts are TemplateVersion.TEXT_FIELDS).
+TEMPLATE_VERSION_IDENTITY_FIELDS = ("id", "template", "number", "created_by", "created_at")
+TEMPLATE_CONTENT_FIELDS: tuple[str, ...] = tuple(
+    field.attname
+    for field in TemplateVersion._meta.concrete_fields
+    if field.name not in TEMPLATE_VERSION_IDENTITY_FIELDS
 )
 
 
@@ -453,12 +431,15 @@ def _unknown_expressions(language: str) -> list[str]:
     return texts
 
 
-# Column order of the rows _instance_rows yields: what a template shares, then what a
-# combination shares, then what each instance has of its own, so that building a row is two
-# tuple concatenations (this loop writes hundreds of thousands of rows). It is a reordered
-# subset of the one column list, bulk.INSTANCE_COLUMNS (instances_insert refuses any other
-# name); the columns left out (source id, source instance, retired) take their defaults.
-ORIGINAL_INSTANCE_COLUMNS = (
+# The rows _instance_rows yields are laid out in three parts: what a template version shares,
+# what a combination of placeholder values shares (instantiation.Combination), and what each
+# instance has of its own (its example id, then the Combination's variant tuple), so that
+# building a row is two tuple concatenations (this loop writes hundreds of thousands of rows).
+# The order is the generator's, so it cannot be read off the model; together with the columns
+# an original row leaves to their defaults the parts are exactly bulk.INSTANCE_ALL_COLUMNS, the
+# one list (tests/catalog/test_instance_columns.py checks it; instances_insert refuses any
+# other name).
+_TEMPLATE_PART_COLUMNS = (
     "dataset_id",
     "template_version_id",
     "category_id",
@@ -467,6 +448,8 @@ ORIGINAL_INSTANCE_COLUMNS = (
     "proper_noun",
     "noun_form",
     "created_at",
+)
+_COMBINATION_PART_COLUMNS = (
     "combination",
     "placeholder_values",
     "ans0",
@@ -475,6 +458,8 @@ ORIGINAL_INSTANCE_COLUMNS = (
     "option_roles",
     "answer_info",
     "additional_metadata",
+)
+_INSTANCE_PART_COLUMNS = (
     "example_id",
     "name_order",
     "context_condition",
@@ -484,6 +469,11 @@ ORIGINAL_INSTANCE_COLUMNS = (
     "question",
     "label",
 )
+ORIGINAL_INSTANCE_COLUMNS = (
+    _TEMPLATE_PART_COLUMNS + _COMBINATION_PART_COLUMNS + _INSTANCE_PART_COLUMNS
+)
+# What an original (generated) row leaves to the column defaults.
+ORIGINAL_DEFAULT_COLUMNS = ("source_id", "source_instance_id", "retired_at", "review")
 
 
 def _instance_rows(

@@ -76,7 +76,7 @@ def instance_texts(rows: Iterable[dict[str, Any]]) -> list[pipeline.InstanceText
 
 # What instance_texts reads: the identity of the row and its translatable texts (the text
 # columns are catalog's one list, bulk.INSTANCE_TEXT_COLUMNS).
-_INSTANCE_TEXT_FIELDS = (
+_INSTANCE_TEXTS_INPUT_FIELDS = (
     "id",
     "template_version_id",
     "combination",
@@ -92,7 +92,7 @@ def sources_collect(
     collection = SourceCollection(source=source)
     if source == TranslationSource.INSTANCES:
         rows = _instance_queryset(dataset=dataset, release_id=release_id).values(
-            *_INSTANCE_TEXT_FIELDS
+            *_INSTANCE_TEXTS_INPUT_FIELDS
         )
         collection.instances = instance_texts(rows.order_by("id"))
         collection.strings_in_items = pipeline.STRINGS_PER_INSTANCE * len(collection.instances)
