@@ -15,7 +15,7 @@ from django.utils import timezone
 from apps.core.errors import ConflictError, KasautiError
 from apps.core.text import nfc_deep
 
-from . import generators, instantiation, review, selectors
+from . import generators, review, selectors
 from .bulk import instances_insert
 from .models import (
     Category,
@@ -105,31 +105,6 @@ def category_get_or_create(*, name: str) -> Category:
     return category
 
 
-def template_spec(
-    version: TemplateVersion, *, template_id: str | None = None
-) -> instantiation.TemplateSpec:
-    """What instantiation needs from a version. `template_id` defaults to the template's
-    external id; an unsaved version (being validated) has no template yet."""
-    return instantiation.TemplateSpec(
-        template_id=version.template.external_id if template_id is None else template_id,
-        language=version.language,
-        ambiguous_context=version.ambiguous_context,
-        disambiguating_context=version.disambiguating_context,
-        question_negative=version.question_negative,
-        question_non_negative=version.question_non_negative,
-        answer_negative=version.answer_negative,
-        answer_non_negative=version.answer_non_negative,
-        placeholders=version.placeholders,
-        pairing=version.pairing,
-        target_placeholder=version.target_placeholder,
-        placeholder_groups=version.placeholder_groups or {},
-        proper_noun=version.proper_noun,
-        noun_form=version.noun_form,
-        generator=version.generator,
-        generator_data=version.generator_data or {},
-    )
-
-
 def _resolve_vocabulary_references(content: dict[str, Any]) -> dict[str, Any]:
     """Replace placeholder references {"vocabulary": name, "groups": [...], "language": xx}
     by the vocabulary's values of those groups (all groups if none are named), with their
@@ -183,7 +158,7 @@ def _validated_content(content: dict[str, Any]) -> dict[str, Any]:
     unknown = set(content) - set(TEMPLATE_CONTENT_FIELDS)
     if unknown:
         raise KasautiError(f"unknown template field(s): {', '.join(sorted(unknown))}")
-    spec = template_spec(TemplateVersion(**content), template_id="")
+    spec = selectors.template_version_spec(version=TemplateVersion(**content), template_id="")
     problems = generators.validate(spec)
     if problems:
         raise KasautiError("; ".join(f"{p.field}: {p.message}" for p in problems))
@@ -344,13 +319,6 @@ def instantiation_pending(*, dataset: Dataset) -> list[str]:
     return [version.template.external_id for version in instantiation_stale(dataset=dataset)]
 
 
-def version_label(version: TemplateVersion) -> str:
-    """How pages and errors name a template version: "T-rail v2 (approved)"."""
-    return (
-        f"{version.template.external_id} v{version.number} ({version.get_status_display().lower()})"
-    )
-
-
 def instantiation_stale(*, dataset: Dataset) -> list[TemplateVersion]:
     """The current versions (template joined) behind instantiation_pending: not rejected, would
     produce instances, have none live yet. Their status says whether a reviewed release would
@@ -368,7 +336,9 @@ def instantiation_stale(*, dataset: Dataset) -> list[TemplateVersion]:
     return [
         version
         for version in versions
-        if generators.count(template_spec(version), permutations=dataset.name_permutations)
+        if generators.count(
+            selectors.template_version_spec(version=version), permutations=dataset.name_permutations
+        )
     ]
 
 
@@ -413,7 +383,8 @@ def _plan_with_versions(dataset: Dataset) -> tuple[InstantiationPlan, dict[int, 
                 version=version.number,
                 language=version.language,
                 count=generators.count(
-                    template_spec(version), permutations=dataset.name_permutations
+                    selectors.template_version_spec(version=version),
+                    permutations=dataset.name_permutations,
                 ),
                 instantiated=version.pk in live_versions,
             )
@@ -493,7 +464,9 @@ def _instance_rows(
     )
     example_id = first_example_id
     for combo in generators.combinations(
-        template_spec(version), unknowns, permutations=dataset.name_permutations
+        selectors.template_version_spec(version=version),
+        unknowns,
+        permutations=dataset.name_permutations,
     ):
         shared = template_part + (
             combo.index,

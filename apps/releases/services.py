@@ -5,7 +5,6 @@ A release's files are written exactly once, here, and then only copied or stream
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
 import os
@@ -23,7 +22,8 @@ from django.db import connection, transaction
 from django.utils.text import slugify
 
 from apps.catalog.models import Dataset, TemplateVersion
-from apps.catalog.services import instantiation_stale_for_release, version_label
+from apps.catalog.selectors import template_version_label
+from apps.catalog.services import instantiation_stale_for_release
 from apps.core.errors import ConflictError, KasautiError, NotReleasedError
 from apps.core.models import Job
 
@@ -52,14 +52,14 @@ class ReleaseFileMissingError(KasautiError):
     status_code = 500
 
 
-def dataset_slug(dataset: Dataset) -> str:
+def _dataset_slug(dataset: Dataset) -> str:
     # The id keeps two names that slugify alike ("A B" and "a-b") in different directories.
     return f"{slugify(dataset.name) or 'dataset'}-{dataset.pk}"
 
 
 def release_dir(*, release: Release) -> str:
     """Directory of a release's files, relative to MEDIA_ROOT."""
-    return f"releases/{dataset_slug(release.dataset)}/{release.number}"
+    return f"releases/{_dataset_slug(release.dataset)}/{release.number}"
 
 
 def release_file_path(*, release_file: ReleaseFile) -> Path:
@@ -85,11 +85,6 @@ def release_file_media_types() -> list[str]:
     for the API schema."""
     types = [writer.content_type for writer in WRITERS.values()] + list(CONTENT_TYPES.values())
     return list(dict.fromkeys(t.split(";")[0].strip() for t in types))
-
-
-def sha256_digest_header(hex_digest: str) -> str:
-    """RFC 3230 Digest header value."""
-    return "sha-256=" + base64.b64encode(bytes.fromhex(hex_digest)).decode("ascii")
 
 
 def _live_fingerprint(
@@ -273,7 +268,7 @@ def _check_instantiated(dataset: Dataset, content: str) -> None:
         dataset=dataset, approved_only=content == ContentMode.REVIEWED
     )
     if pending:
-        shown = ", ".join(version_label(v) for v in pending[:5]) + (
+        shown = ", ".join(template_version_label(version=v) for v in pending[:5]) + (
             " ..." if len(pending) > 5 else ""
         )
         raise ConflictError(

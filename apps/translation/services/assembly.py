@@ -30,7 +30,7 @@ from ..models import (
     TranslationJobString,
     TranslationSource,
 )
-from .progress import locked_core_job
+from .progress import core_job_lock
 from .review import resolved_corrections, review_facts
 from .sources import SourceCollection, sources_collect
 
@@ -57,7 +57,7 @@ def translation_job_assemble(*, job_id: int) -> None:
     that exist are skipped, correction items are unique per string / instance."""
     with transaction.atomic():
         job = TranslationJob.objects.select_related("dataset").get(pk=job_id)
-        core = locked_core_job(job)
+        core = core_job_lock(job=job)
         if core.status != Job.Status.RUNNING:
             return
         if job.chunks.filter(status=TranslationChunk.Status.PENDING).exists():
