@@ -1,4 +1,6 @@
-"""Catalog writes: datasets, template versions, instantiation."""
+"""Instantiation: generating a dataset's instances from its current template versions. The
+plan (exact counts per template), the versions still to instantiate, the unknown expressions
+the generators draw from, and the one COPY stream that writes the rows."""
 
 from __future__ import annotations
 
@@ -13,71 +15,10 @@ from django.db.models import Exists, Max, OuterRef
 from django.utils import timezone
 
 from apps.core.errors import ConflictError, KasautiError
-from apps.core.text import nfc_deep
 
-from . import generators, review, selectors
-from .bulk import instances_insert
-from .models import (
-    Category,
-    ContextSentence,
-    Dataset,
-    EvidenceReference,
-    Finding,
-    FindingReview,
-    Instance,
-    ReviewStatus,
-    StereotypeConcept,
-    Template,
-    TemplateVersion,
-    UnknownExpression,
-    Vocabulary,
-)
-
-# A template version's content is every field but the ones that say which version it is and
-# who wrote it when: everything an edit may change (its texts are TemplateVersion.TEXT_FIELDS).
-TEMPLATE_VERSION_IDENTITY_FIELDS = ("id", "template", "number", "created_by", "created_at")
-TEMPLATE_CONTENT_FIELDS: tuple[str, ...] = tuple(
-    field.attname
-    for field in TemplateVersion._meta.concrete_fields
-    if field.name not in TEMPLATE_VERSION_IDENTITY_FIELDS
-)
-
-
-def dataset_create(
-    *, name: str, description: str = "", name_permutations: bool = False, created_by=None
-) -> Dataset:
-    if Dataset.objects.filter(name=name).exists():
-        raise ConflictError(f"a dataset named {name!r} already exists")
-    return Dataset.objects.create(
-        name=name,
-        description=description,
-        name_permutations=name_permutations,
-        created_by=created_by,
-    )
-
-
-# One transaction: a failure on a later row must not leave the first one behind.
-@transaction.atomic
-def category_create(
-    *, name: str, description: str = "", components: list[Category] | None = None
-) -> Category:
-    if Category.objects.filter(name=name).exists():
-        raise ConflictError(f"a category named {name!r} already exists")
-    category = Category.objects.create(name=name, description=description)
-    category.components.set(components or [])
-    return category
-
-
-def concept_create(
-    *, category: Category, statement: str, evidence: list[dict[str, str]], **fields: Any
-) -> StereotypeConcept:
-    with transaction.atomic():
-        concept = StereotypeConcept.objects.create(category=category, statement=statement, **fields)
-        EvidenceReference.objects.bulk_create(
-            EvidenceReference(concept=concept, url=item.get("url", ""), note=item.get("note", ""))
-            for item in evidence
-        )
-    return concept
+from .. import generators, selectors
+from ..bulk import instances_insert
+from ..models import Dataset, Instance, ReviewStatus, TemplateVersion, UnknownExpression
 
 
 def unknown_expression_create(*, language: str, text: str) -> UnknownExpression:
@@ -91,171 +32,6 @@ def unknown_expression_create(*, language: str, text: str) -> UnknownExpression:
     if not created:
         raise ConflictError(f"{text!r} is already an unknown expression for {language!r}")
     return expression
-
-
-def dataset_get_or_create(*, name: str, created_by=None) -> tuple[Dataset, bool]:
-    """The dataset of that name, and whether this call created it. Of parallel calls for a new
-    name exactly one creates it: the unique name makes the others' INSERT wait for it and fail,
-    and they read its row (get_or_create's savepoint), so only one is told it created it."""
-    return Dataset.objects.get_or_create(name=name, defaults={"created_by": created_by})
-
-
-def category_get_or_create(*, name: str) -> Category:
-    category, _ = Category.objects.get_or_create(name=name.strip())
-    return category
-
-
-def _resolve_vocabulary_references(content: dict[str, Any]) -> dict[str, Any]:
-    """Replace placeholder references {"vocabulary": name, "groups": [...], "language": xx}
-    by the vocabulary's values of those groups (all groups if none are named), with their
-    group labels, and record the reference in placeholder_sources."""
-    placeholders = content.get("placeholders") or {}
-    if not any(isinstance(spec, dict) for spec in placeholders.values()):
-        return content
-    language = content.get("language", "en")
-    values: dict[str, list[str]] = {}
-    groups = dict(content.get("placeholder_groups") or {})
-    sources = dict(content.get("placeholder_sources") or {})
-    for name, spec in placeholders.items():
-        if not isinstance(spec, dict):
-            values[name] = spec
-            continue
-        if not isinstance(spec.get("vocabulary"), str):
-            raise KasautiError(f"{name}: a vocabulary reference needs a 'vocabulary' name")
-        vocabulary_language = spec.get("language", language)
-        try:
-            vocabulary = Vocabulary.objects.get(
-                name=spec["vocabulary"], language=vocabulary_language
-            )
-        except Vocabulary.DoesNotExist:
-            raise KasautiError(
-                f"{name}: no vocabulary {spec['vocabulary']!r} in language {vocabulary_language!r}"
-            ) from None
-        entries = vocabulary.entries.order_by("position")
-        wanted = spec.get("groups") or []
-        if wanted:
-            entries = entries.filter(group__in=wanted)
-        picked = list(entries.values_list("value", "group"))
-        if not picked:
-            raise KasautiError(f"{name}: vocabulary {vocabulary.name!r} has no entries of {wanted}")
-        values[name] = [value for value, _ in picked]
-        groups[name] = [group for _, group in picked]
-        sources[name] = {
-            "vocabulary": vocabulary.name,
-            "language": vocabulary_language,
-            "groups": wanted,
-        }
-    return {
-        **content,
-        "placeholders": values,
-        "placeholder_groups": groups,
-        "placeholder_sources": sources,
-    }
-
-
-def _validated_content(content: dict[str, Any]) -> dict[str, Any]:
-    content = _resolve_vocabulary_references(nfc_deep(content))
-    unknown = set(content) - set(TEMPLATE_CONTENT_FIELDS)
-    if unknown:
-        raise KasautiError(f"unknown template field(s): {', '.join(sorted(unknown))}")
-    spec = selectors.template_version_spec(version=TemplateVersion(**content), template_id="")
-    problems = generators.validate(spec)
-    if problems:
-        raise KasautiError("; ".join(f"{p.field}: {p.message}" for p in problems))
-    return content
-
-
-# One transaction: a failure on a later row must not leave the first one behind.
-@transaction.atomic
-def template_create(
-    *,
-    dataset: Dataset,
-    external_id: str,
-    category: Category,
-    content: dict[str, Any],
-    question_index: str = "",
-    variant: str = "",
-    position: int | None = None,
-    created_by=None,
-) -> TemplateVersion:
-    """Create a template with its first version. Raises KasautiError on invalid content."""
-    content = _validated_content(content)
-    if Template.objects.filter(dataset=dataset, external_id=external_id).exists():
-        raise ConflictError(f"template {external_id!r} already exists in dataset {dataset.name!r}")
-    if position is None:
-        position = (dataset.templates.aggregate(m=Max("position"))["m"] or 0) + 1
-    template = Template.objects.create(
-        dataset=dataset,
-        external_id=external_id,
-        category=category,
-        question_index=question_index or external_id,
-        variant=variant,
-        position=position,
-    )
-    return TemplateVersion.objects.create(
-        template=template, number=1, created_by=created_by, **content
-    )
-
-
-@dataclass(frozen=True)
-class NewTemplate:
-    """A template to create in bulk; its content must already be validated."""
-
-    external_id: str
-    category: Category
-    content: dict[str, Any]
-    question_index: str = ""
-    variant: str = ""
-    position: int = 0
-
-
-# One transaction: a failure on a later row must not leave the first one behind.
-@transaction.atomic
-def template_bulk_create(
-    *, dataset: Dataset, templates: list[NewTemplate], created_by=None
-) -> list[TemplateVersion]:
-    """template_create for many templates in two INSERTs (imports write hundreds at once;
-    three round trips per template made an 850-row file take seconds). The caller has
-    validated every content with instantiation.validate_template and checked the ids are new."""
-    unknown = {key for t in templates for key in t.content} - set(TEMPLATE_CONTENT_FIELDS)
-    if unknown:  # a caller bug, not bad input
-        raise KasautiError(f"unknown template field(s): {', '.join(sorted(unknown))}")
-    rows = Template.objects.bulk_create(
-        Template(
-            dataset=dataset,
-            external_id=t.external_id,
-            category=t.category,
-            question_index=t.question_index or t.external_id,
-            variant=t.variant,
-            position=t.position,
-        )
-        for t in templates
-    )
-    return TemplateVersion.objects.bulk_create(
-        TemplateVersion(template=row, number=1, created_by=created_by, **nfc_deep(t.content))
-        for row, t in zip(rows, templates, strict=True)
-    )
-
-
-def template_edit(
-    *, template: Template, changes: dict[str, Any], edited_by=None
-) -> TemplateVersion:
-    """Record an edit as a new version; the previous versions stay untouched. An edit that
-    changes nothing returns the current version instead of adding an identical one."""
-    with transaction.atomic():
-        Template.objects.select_for_update().get(pk=template.pk)
-        current = selectors.template_current_versions(templates=[template]).get()
-        content = {name: getattr(current, name) for name in TEMPLATE_CONTENT_FIELDS}
-        content.update(changes)
-        content = _validated_content(content)
-        if all(getattr(current, name) == value for name, value in content.items()):
-            return current
-        return TemplateVersion.objects.create(
-            template=template, number=current.number + 1, created_by=edited_by, **content
-        )
-
-
-# --- instantiation -------------------------------------------------------------------------
 
 
 @dataclass
@@ -551,7 +327,7 @@ def dataset_instantiate_async(*, dataset: Dataset, requested_by=None, raise_unqu
     `raise_unqueued`: see apps.core.services.task_send."""
     from apps.core.services import job_create, job_dispatch
 
-    from .jobs import INSTANTIATE
+    from ..jobs import INSTANTIATE
 
     with transaction.atomic():
         job = job_create(
@@ -562,94 +338,3 @@ def dataset_instantiate_async(*, dataset: Dataset, requested_by=None, raise_unqu
             created_by=requested_by,
         )
         return job_dispatch(job=job, raise_unqueued=raise_unqueued)
-
-
-# --- findings --------------------------------------------------------------------------------
-
-
-def finding_status_set(
-    *, finding: Finding, status: str, note: str = "", reviewed_by: Any = None
-) -> Finding:
-    """Mark a finding reviewed: accepted (the published text stays as it is) or resolved
-    (fixed in a later version); or open it again. Each change is kept in the finding's history
-    (FindingReview: from, to, who, when, note); setting the status it already has changes
-    nothing and records nothing."""
-    _finding_status_check(status)
-    with transaction.atomic():
-        locked = Finding.objects.select_for_update().get(pk=finding.pk)
-        if locked.status != status:
-            FindingReview.objects.create(
-                finding=locked,
-                from_status=locked.status,
-                to_status=status,
-                note=nfc_deep(note.strip()),
-                reviewed_by=reviewed_by,
-            )
-            locked.status = status
-            locked.save(update_fields=["status"])
-    finding.status = status
-    return finding
-
-
-def finding_kind_status_set(
-    *,
-    dataset: Dataset,
-    kind: str,
-    status: str,
-    note: str = "",
-    reviewed_by: Any = None,
-    from_status: str = Finding.Status.OPEN,
-) -> int:
-    """Review every finding of one kind in a dataset at once: those now `from_status` (open,
-    by default: a bulk accept does not undo a finding someone resolved one by one) move to
-    `status`, each with its own history row carrying the note. Returns how many changed."""
-    _finding_status_check(status)
-    _finding_status_check(from_status)
-    if status == from_status:
-        return 0
-    note = nfc_deep(note.strip())
-    with transaction.atomic():
-        ids = list(
-            Finding.objects.select_for_update()
-            .filter(dataset=dataset, kind=kind, status=from_status)
-            .order_by("id")
-            .values_list("id", flat=True)
-        )
-        FindingReview.objects.bulk_create(
-            FindingReview(
-                finding_id=pk,
-                from_status=from_status,
-                to_status=status,
-                note=note,
-                reviewed_by=reviewed_by,
-            )
-            for pk in ids
-        )
-        Finding.objects.filter(pk__in=ids).update(status=status)
-    return len(ids)
-
-
-def _finding_status_check(status: str) -> None:
-    if status not in Finding.Status.values:
-        raise KasautiError(
-            f"unknown finding status {status!r}; use one of {', '.join(Finding.Status.values)}"
-        )
-
-
-# --- review facts ------------------------------------------------------------------------------
-
-
-def context_sentence_review_record(*, sentence_id: int, tier: str, decision: str) -> None:
-    """Record a sentence-review decision on the catalog sentence: which tier decided and
-    whether it kept, fixed (the text is already rewritten, with its revision) or dropped the
-    sentence. The last decision recorded is the sentence's review state (apps.catalog.review);
-    the caller (apps.annotation) holds the review item's lock."""
-    if tier not in review.SENTENCE_TIERS:
-        raise KasautiError(f"tier: {tier!r} is not one of {', '.join(review.SENTENCE_TIERS)}")
-    if decision not in (*review.SENTENCE_PASSED, ContextSentence.ReviewDecision.DROP):
-        raise KasautiError(f"decision: {decision!r} is not one of keep, fix, drop")
-    updated = ContextSentence.objects.filter(pk=sentence_id).update(
-        review_tier=tier, review_decision=decision, reviewed_at=timezone.now()
-    )
-    if not updated:
-        raise KasautiError(f"context sentence {sentence_id} does not exist")
