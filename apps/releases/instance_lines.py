@@ -21,17 +21,17 @@ from django.db.models import QuerySet
 from apps.catalog.bulk import INSTANCE_TEXT_COLUMNS
 from apps.catalog.models import Instance
 
-from . import writers
+from . import line_batches
+from .line_batches import LineBatch
 from .models import FileKind, Release, ReleaseInstance
 from .selectors import ANSWER_KEYS, TRANSLATION_REVIEW_KEYS
-from .writers import LineBatch
 
 # Release creation spends its time turning rows into text. On PostgreSQL the database does it:
 # one COPY streams the instances' JSONL lines, byte for byte what JsonlWriter makes of
 # release_instance_rows (tests/releases/test_fast_path.py compares them on hostile text). The
 # text is built with to_json (the same escapes as Python's json with ensure_ascii=False) and
 # string concatenation. CSV and Parquet are then derived from those lines by Arrow
-# (apps.releases.writers.LineBatch).
+# (apps.releases.line_batches.LineBatch).
 #
 # The shape of the query is what makes it fast whatever the planner knows (a release is made
 # right after a bulk instantiation, when the statistics are stale, and its membership rows
@@ -234,7 +234,7 @@ def release_instance_line_batches(
     inserts them as the release's membership (release_instance_lines_query). Must run inside
     a transaction (release_create's). A thread reads the stream, so that the database keeps
     sending while the caller writes the previous batch."""
-    lines_per_batch = lines_per_batch or writers.LINES_PER_BATCH
+    lines_per_batch = lines_per_batch or line_batches.LINES_PER_BATCH
     if lines_per_batch % GROUP_LINES:
         raise ValueError(f"lines_per_batch must be a multiple of {GROUP_LINES}")
     query, params = release_instance_lines_query(release=release, members=members)

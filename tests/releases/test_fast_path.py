@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from apps.catalog.bulk import instance_row, instances_insert
 from apps.catalog.models import Instance
-from apps.releases import instance_lines, selectors, writers
+from apps.releases import instance_lines, line_batches, selectors
 from apps.releases.models import FileKind, Release
 from apps.releases.services import _membership_insert, release_create
 from apps.releases.writers import WRITERS, HashingFile, batched
@@ -146,7 +146,7 @@ def _write(release, feed) -> dict[str, bytes]:
 def test_database_serialised_rows_write_the_same_bytes(hostile_release, monkeypatch):
     assert connection.vendor == "postgresql"
     # Two line batches and three Parquet row groups from 12,000 rows.
-    monkeypatch.setattr(writers, "LINES_PER_BATCH", 10_000)
+    monkeypatch.setattr(line_batches, "LINES_PER_BATCH", 10_000)
 
     def by_rows(writers):
         for batch in batched(selectors.release_instance_rows(release=hostile_release)):
