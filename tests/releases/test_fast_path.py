@@ -15,7 +15,8 @@ from apps.catalog.bulk import instance_row, instances_insert
 from apps.catalog.models import Instance
 from apps.releases import instance_lines, line_batches, selectors
 from apps.releases.models import FileKind, Release
-from apps.releases.services import _membership_insert, release_create
+from apps.releases.services import release_create
+from apps.releases.services.creation import _membership_insert
 from apps.releases.writers import WRITERS, HashingFile, batched
 from tests.factories import CategoryFactory, DatasetFactory, TemplateVersionFactory
 
@@ -176,7 +177,7 @@ def test_release_create_takes_the_fast_path_and_agrees_with_row_dicts(hostile_re
         calls.append(kwargs)
         return original(**kwargs)
 
-    monkeypatch.setattr("apps.releases.services.release_instance_line_batches", spy)
+    monkeypatch.setattr("apps.releases.services.file_writing.release_instance_line_batches", spy)
     release = release_create(dataset=hostile_release.dataset, content="as_published")
     assert len(calls) == 1
     files = {f.format: f for f in release.files.filter(kind=FileKind.INSTANCES)}
