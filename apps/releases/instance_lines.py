@@ -15,15 +15,15 @@ from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
-from django.db import connection
+from django.db import connection, models
 from django.db.models import QuerySet
 
-from apps.catalog.bulk import INSTANCE_TEXT_COLUMNS
 from apps.catalog.models import Instance
 
 from . import line_batches
 from .line_batches import LineBatch
 from .models import FileKind, Release, ReleaseInstance
+from .schemas import SCHEMAS
 from .selectors import ANSWER_KEYS, TRANSLATION_REVIEW_KEYS
 
 # Release creation spends its time turning rows into text. On PostgreSQL the database does it:
@@ -92,14 +92,25 @@ _CATEGORY_NAMES_SQL = (
 
 # A line is head || answer_info || ', "additional_metadata": ' || metadata || tail, keys in
 # SCHEMAS["instances"] order. The pieces are kept apart so that their lengths can be sent.
+# The keys before "category" and after "additional_metadata" are instance columns as they are.
+_KEYS = SCHEMAS["instances"].names
+_HEAD_COLUMNS = _KEYS[: _KEYS.index("category")]
+_TAIL_COLUMNS = _KEYS[_KEYS.index("additional_metadata") + 1 :]
+
+
+def _sql_column(name: str) -> str:
+    """The JSON text of the instance column `name`: an integer's digits, else to_json."""
+    field = Instance._meta.get_field(name)
+    if isinstance(field, models.IntegerField):
+        return f"i.{field.column}::text"
+    return _sql_json(f"i.{field.column}")
+
+
 _HEAD_SQL = (
     "'{' || "
     + _sql_members(
         [
-            ("example_id", "i.example_id::text"),
-            ("question_index", _sql_json("i.question_index")),
-            ("question_polarity", _sql_json("i.question_polarity")),
-            ("context_condition", _sql_json("i.context_condition")),
+            *[(column, _sql_column(column)) for column in _HEAD_COLUMNS],
             ("category", f"({_CATEGORY_NAMES_SQL} ->> i.category_id::text)"),
         ]
     )
@@ -132,13 +143,7 @@ _METADATA_SQL = (
 )
 _TAIL_SQL = (
     "', ' || "
-    + _sql_members(
-        [
-            *[(column, _sql_json(f"i.{column}")) for column in INSTANCE_TEXT_COLUMNS],
-            ("label", "i.label::text"),
-            ("language", _sql_json("i.language")),
-        ]
-    )
+    + _sql_members([(column, _sql_column(column)) for column in _TAIL_COLUMNS])
     + " || E'}\\n'"
 )
 
