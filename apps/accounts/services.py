@@ -94,23 +94,18 @@ def user_create_with_role(*, username: str, role: str, password: str, email: str
     return user
 
 
-def demo_accounts_create() -> list[tuple[str, str, str]]:
-    """(username, role, password) for the demo users; passwords are new on every call so that
-    no password is ever written in the repository. Each has the address
+def demo_accounts_create() -> list[tuple[str, str, str, str]]:
+    """(username, role, password, e-mail) for the demo users; passwords are new on every call
+    so that no password is ever written in the repository. Each has the address
     <username>@example.org, so that "Forgot password?" can be tried (under `make run` the mail
     is printed in the terminal)."""
     created = []
     for username, role in (("annotator", ANNOTATOR), ("researcher", RESEARCHER), ("admin", ADMIN)):
         password = secrets.token_urlsafe(9)
-        user_create_with_role(
-            username=username, role=role, password=password, email=demo_email(username)
-        )
-        created.append((username, role, password))
+        email = f"{username}@example.org"
+        user_create_with_role(username=username, role=role, password=password, email=email)
+        created.append((username, role, password, email))
     return created
-
-
-def demo_email(username: str) -> str:
-    return f"{username}@example.org"
 
 
 def user_invite_send(*, user, base_url: str) -> str:

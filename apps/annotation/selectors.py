@@ -11,7 +11,7 @@ from django.db.models import Count, Max, Min, Q, QuerySet
 from apps.accounts.roles import is_annotator, is_researcher
 from apps.catalog import generators
 from apps.catalog.models import Finding, Instance, TemplateVersion, UnknownExpression
-from apps.catalog.services import template_spec
+from apps.catalog.selectors import template_version_spec
 
 from . import agreement
 from .models import (
@@ -165,7 +165,7 @@ def _examples_generated(version: TemplateVersion) -> list[Example]:
     unknowns = list(
         UnknownExpression.objects.filter(language=version.language).values_list("text", flat=True)
     )
-    spec = template_spec(version)
+    spec = template_version_spec(version=version)
     if not unknowns or generators.validate(spec):
         return []  # instantiation would refuse it too; the page says nothing rather than guess
     combination = next(iter(generators.combinations(spec, unknowns, permutations=False)), None)

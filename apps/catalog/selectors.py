@@ -12,7 +12,7 @@ from django.db.models.functions import Coalesce
 
 from apps.core.filters import CachedFormFilterSet, ReferenceFilter
 
-from . import compare
+from . import compare, instantiation
 from .instance_json import instance_json_sql
 from .models import (
     Category,
@@ -68,6 +68,38 @@ def template_list() -> QuerySet[Template]:
             queryset=template_current_versions().select_related("concept", "created_by"),
             to_attr="current_versions",
         ),
+    )
+
+
+def template_version_spec(
+    *, version: TemplateVersion, template_id: str | None = None
+) -> instantiation.TemplateSpec:
+    """What instantiation needs from a version. `template_id` defaults to the template's
+    external id; an unsaved version (being validated) has no template yet."""
+    return instantiation.TemplateSpec(
+        template_id=version.template.external_id if template_id is None else template_id,
+        language=version.language,
+        ambiguous_context=version.ambiguous_context,
+        disambiguating_context=version.disambiguating_context,
+        question_negative=version.question_negative,
+        question_non_negative=version.question_non_negative,
+        answer_negative=version.answer_negative,
+        answer_non_negative=version.answer_non_negative,
+        placeholders=version.placeholders,
+        pairing=version.pairing,
+        target_placeholder=version.target_placeholder,
+        placeholder_groups=version.placeholder_groups or {},
+        proper_noun=version.proper_noun,
+        noun_form=version.noun_form,
+        generator=version.generator,
+        generator_data=version.generator_data or {},
+    )
+
+
+def template_version_label(*, version: TemplateVersion) -> str:
+    """How pages and errors name a template version: "T-rail v2 (approved)"."""
+    return (
+        f"{version.template.external_id} v{version.number} ({version.get_status_display().lower()})"
     )
 
 

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import api, api_instances
+from . import api, api_instances, api_items, api_templates
 from .api_findings import FindingDetailApi, FindingListApi
 from .api_imports import BenchmarkImportApi
 
@@ -20,11 +20,11 @@ urlpatterns = [
         api.DatasetInstantiateApi.as_view(),
         name="dataset-instantiate",
     ),
-    path("templates/", api.TemplateListApi.as_view(), name="template-list"),
-    path("templates/<int:pk>/", api.TemplateDetailApi.as_view(), name="template-detail"),
+    path("templates/", api_templates.TemplateListApi.as_view(), name="template-list"),
+    path("templates/<int:pk>/", api_templates.TemplateDetailApi.as_view(), name="template-detail"),
     path(
         "templates/<int:pk>/versions/",
-        api.TemplateVersionListApi.as_view(),
+        api_templates.TemplateVersionListApi.as_view(),
         name="template-versions",
     ),
     path("instances/", api_instances.InstanceListApi.as_view(), name="instance-list"),
@@ -35,9 +35,9 @@ urlpatterns = [
         api.UnknownExpressionListApi.as_view(),
         name="unknown-expression-list",
     ),
-    path("sentence-pairs/", api.SentencePairListApi.as_view(), name="sentence-pair-list"),
-    path("tuples/", api.TupleListApi.as_view(), name="tuple-list"),
-    path("context-sets/", api.ContextSetListApi.as_view(), name="context-set-list"),
+    path("sentence-pairs/", api_items.SentencePairListApi.as_view(), name="sentence-pair-list"),
+    path("tuples/", api_items.TupleListApi.as_view(), name="tuple-list"),
+    path("context-sets/", api_items.ContextSetListApi.as_view(), name="context-set-list"),
     path("imports/", BenchmarkImportApi.as_view(), name="benchmark-import"),
     path("findings/", FindingListApi.as_view(), name="finding-list"),
     path("findings/<int:pk>/", FindingDetailApi.as_view(), name="finding-detail"),

@@ -10,6 +10,8 @@ Who may do what (checked here, on every request):
 
 from __future__ import annotations
 
+import base64
+
 from django.http import FileResponse, HttpResponseNotModified
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
@@ -37,8 +39,12 @@ from .services import (
     release_file_media_types,
     release_file_name,
     release_file_path,
-    sha256_digest_header,
 )
+
+
+def _sha256_digest_header(hex_digest: str) -> str:
+    """RFC 3230 Digest header value."""
+    return "sha-256=" + base64.b64encode(bytes.fromhex(hex_digest)).decode("ascii")
 
 
 class ErrorSerializer(serializers.Serializer):
@@ -254,7 +260,7 @@ class ReleaseExportApi(APIView):
             content_type=release_file_content_type(release_file=release_file),
         )
         response["X-Checksum-SHA256"] = release_file.sha256
-        response["Digest"] = sha256_digest_header(release_file.sha256)
+        response["Digest"] = _sha256_digest_header(release_file.sha256)
         response["ETag"] = etag
         return response
 

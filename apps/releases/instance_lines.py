@@ -15,23 +15,23 @@ from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
-from django.db import connection
+from django.db import connection, models
 from django.db.models import QuerySet
 
-from apps.catalog.bulk import INSTANCE_TEXT_COLUMNS
 from apps.catalog.models import Instance
 
-from . import writers
+from . import line_batches
+from .line_batches import LineBatch
 from .models import FileKind, Release, ReleaseInstance
+from .schemas import SCHEMAS
 from .selectors import ANSWER_KEYS, TRANSLATION_REVIEW_KEYS
-from .writers import LineBatch
 
 # Release creation spends its time turning rows into text. On PostgreSQL the database does it:
 # one COPY streams the instances' JSONL lines, byte for byte what JsonlWriter makes of
 # release_instance_rows (tests/releases/test_fast_path.py compares them on hostile text). The
 # text is built with to_json (the same escapes as Python's json with ensure_ascii=False) and
 # string concatenation. CSV and Parquet are then derived from those lines by Arrow
-# (apps.releases.writers.LineBatch).
+# (apps.releases.line_batches.LineBatch).
 #
 # The shape of the query is what makes it fast whatever the planner knows (a release is made
 # right after a bulk instantiation, when the statistics are stale, and its membership rows
@@ -92,14 +92,25 @@ _CATEGORY_NAMES_SQL = (
 
 # A line is head || answer_info || ', "additional_metadata": ' || metadata || tail, keys in
 # SCHEMAS["instances"] order. The pieces are kept apart so that their lengths can be sent.
+# The keys before "category" and after "additional_metadata" are instance columns as they are.
+_KEYS = SCHEMAS["instances"].names
+_HEAD_COLUMNS = _KEYS[: _KEYS.index("category")]
+_TAIL_COLUMNS = _KEYS[_KEYS.index("additional_metadata") + 1 :]
+
+
+def _sql_column(name: str) -> str:
+    """The JSON text of the instance column `name`: an integer's digits, else to_json."""
+    field = Instance._meta.get_field(name)
+    if isinstance(field, models.IntegerField):
+        return f"i.{field.column}::text"
+    return _sql_json(f"i.{field.column}")
+
+
 _HEAD_SQL = (
     "'{' || "
     + _sql_members(
         [
-            ("example_id", "i.example_id::text"),
-            ("question_index", _sql_json("i.question_index")),
-            ("question_polarity", _sql_json("i.question_polarity")),
-            ("context_condition", _sql_json("i.context_condition")),
+            *[(column, _sql_column(column)) for column in _HEAD_COLUMNS],
             ("category", f"({_CATEGORY_NAMES_SQL} ->> i.category_id::text)"),
         ]
     )
@@ -132,13 +143,7 @@ _METADATA_SQL = (
 )
 _TAIL_SQL = (
     "', ' || "
-    + _sql_members(
-        [
-            *[(column, _sql_json(f"i.{column}")) for column in INSTANCE_TEXT_COLUMNS],
-            ("label", "i.label::text"),
-            ("language", _sql_json("i.language")),
-        ]
-    )
+    + _sql_members([(column, _sql_column(column)) for column in _TAIL_COLUMNS])
     + " || E'}\\n'"
 )
 
@@ -234,7 +239,7 @@ def release_instance_line_batches(
     inserts them as the release's membership (release_instance_lines_query). Must run inside
     a transaction (release_create's). A thread reads the stream, so that the database keeps
     sending while the caller writes the previous batch."""
-    lines_per_batch = lines_per_batch or writers.LINES_PER_BATCH
+    lines_per_batch = lines_per_batch or line_batches.LINES_PER_BATCH
     if lines_per_batch % GROUP_LINES:
         raise ValueError(f"lines_per_batch must be a multiple of {GROUP_LINES}")
     query, params = release_instance_lines_query(release=release, members=members)

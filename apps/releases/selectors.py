@@ -356,7 +356,8 @@ def release_stale_for_page(*, dataset: Dataset) -> dict[str, Any] | None:
     None when nothing is stale."""
     from apps.catalog.jobs import INSTANTIATE
     from apps.catalog.models import ReviewStatus
-    from apps.catalog.services import instantiation_stale, version_label
+    from apps.catalog.selectors import template_version_label
+    from apps.catalog.services import instantiation_stale
     from apps.core.models import Job
 
     stale = instantiation_stale(dataset=dataset)
@@ -372,7 +373,9 @@ def release_stale_for_page(*, dataset: Dataset) -> dict[str, Any] | None:
         .first()
     )
     return {
-        "as_published": [version_label(v) for v in stale],
-        "reviewed": [version_label(v) for v in stale if v.status == ReviewStatus.APPROVED],
+        "as_published": [template_version_label(version=v) for v in stale],
+        "reviewed": [
+            template_version_label(version=v) for v in stale if v.status == ReviewStatus.APPROVED
+        ],
         "job": job,
     }

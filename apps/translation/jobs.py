@@ -92,9 +92,11 @@ def _page_context(job: Job, request) -> dict[str, Any]:
 
 
 def _resume(job: Job) -> None:
-    from .services.control import requeue_core_job
+    # The core job's translation job: queue what it still needs.
+    from .models import TranslationJob
+    from .services.control import translation_job_requeue
 
-    requeue_core_job(job)
+    translation_job_requeue(job=TranslationJob.objects.get(core_job=job))
 
 
 TRANSLATE_KIND = JobKind(

@@ -13,6 +13,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 UNKNOWN_ROLE = "unknown"
 # Articles an answer may carry in front of the words the context uses ("The doctor" is found in
@@ -51,6 +52,34 @@ class InstanceText:
 
     def strings(self) -> tuple[str, ...]:
         return (*self.context_parts, self.question, *self.answers)
+
+
+def instance_texts(rows: Iterable[dict[str, Any]]) -> list[InstanceText]:
+    """Split each instance into its translation units. The ambiguous context of a disambiguated
+    instance is its ambiguous sibling's context (same version, combination and name order)."""
+    rows = list(rows)
+    ambiguous: dict[tuple[int, int, str], str] = {}
+    for row in rows:
+        if row["context_condition"] == "ambig":
+            key = (row["template_version_id"], row["combination"], row["name_order"])
+            ambiguous.setdefault(key, row["context"])
+    texts = []
+    for row in rows:
+        key = (row["template_version_id"], row["combination"], row["name_order"])
+        parts = (
+            split_context(row["context"], ambiguous.get(key))
+            if row["context_condition"] == "disambig"
+            else [row["context"]]
+        )
+        texts.append(
+            InstanceText(
+                source_id=row["id"],
+                context_parts=tuple(parts),
+                question=row["question"],
+                answers=(row["ans0"], row["ans1"], row["ans2"]),
+            )
+        )
+    return texts
 
 
 # Fields of an instance counted as "strings in the instances" (the P4 denominator).

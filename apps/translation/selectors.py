@@ -4,9 +4,14 @@ from __future__ import annotations
 
 from django.db.models import Q, QuerySet
 
+from apps.catalog.bulk import INSTANCE_TEXT_COLUMNS
 from apps.catalog.models import Instance
 
 from .models import CorrectionItem, TranslatedString, TranslationJob, TranslationJobString
+
+# The instance texts one translated string makes whole; a context is joined from one or two
+# strings (its ambiguous part and the disambiguating sentence), so a string may be part of it.
+WHOLE_STRING_COLUMNS = tuple(column for column in INSTANCE_TEXT_COLUMNS if column != "context")
 
 
 def translation_job_list(*, dataset_id: int | None = None) -> QuerySet[TranslationJob]:
@@ -113,15 +118,14 @@ def string_occurrences(
     english = Instance.objects.filter(
         language="en", retired_at__isnull=True, source_instance__isnull=True
     ).filter(
-        Q(ans0=text) | Q(ans1=text) | Q(ans2=text) | Q(question=text) | Q(context__contains=text)
+        Q(context__contains=text)
+        | Q(*((column, text) for column in WHOLE_STRING_COLUMNS), _connector=Q.OR)
     )
     if dataset_id is not None:
         english = english.filter(dataset_id=dataset_id)
     shown: list = []
     contexts: set[str] = set()
-    for row in english.order_by("id").only("id", "context", "question", "ans0", "ans1", "ans2")[
-        :200
-    ]:
+    for row in english.order_by("id").only("id", *INSTANCE_TEXT_COLUMNS)[:200]:
         if row.context not in contexts:
             contexts.add(row.context)
             shown.append(row)
@@ -133,7 +137,7 @@ def string_occurrences(
             source_instance_id__in=[row.pk for row in shown],
             language=string.language,
             retired_at__isnull=True,
-        ).only("id", "source_instance_id", "context", "question", "ans0", "ans1", "ans2")
+        ).only("id", "source_instance_id", *INSTANCE_TEXT_COLUMNS)
     }
     return {
         "total": english.count(),

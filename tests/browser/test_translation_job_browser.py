@@ -41,12 +41,16 @@ def demo_engines(settings, tmp_path_factory):
 def queue(monkeypatch) -> InlineQueue:
     queue = InlineQueue()
     dispatch = services.dispatch
-    monkeypatch.setattr(dispatch, "start", lambda job: queue.messages.append(("start", job.pk)))
     monkeypatch.setattr(
-        dispatch, "chunks", lambda job, ids: queue.messages.extend(("chunk", i) for i in ids)
+        dispatch, "start_send", lambda *, job: queue.messages.append(("start", job.pk))
     )
     monkeypatch.setattr(
-        dispatch, "assemble", lambda job: queue.messages.append(("assemble", job.pk))
+        dispatch,
+        "chunks_send",
+        lambda *, job, chunk_ids: queue.messages.extend(("chunk", i) for i in chunk_ids),
+    )
+    monkeypatch.setattr(
+        dispatch, "assembly_send", lambda *, job: queue.messages.append(("assemble", job.pk))
     )
     return queue
 

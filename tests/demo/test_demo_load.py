@@ -28,7 +28,8 @@ from apps.catalog.models import (
     Vocabulary,
     VocabularyEntry,
 )
-from apps.catalog.services import dataset_instantiate, instantiation_plan, template_spec
+from apps.catalog.selectors import template_version_spec
+from apps.catalog.services import dataset_instantiate, instantiation_plan
 
 pytestmark = pytest.mark.django_db
 
@@ -87,7 +88,7 @@ def test_caste_surnames_and_religion_first_names_come_from_vocabularies(demo):
 
 def test_every_template_validates_and_keeps_the_pairing_rule(demo):
     for version in _current_versions(demo):
-        spec = template_spec(version)
+        spec = template_version_spec(version=version)
         assert instantiation.validate_template(spec) == [], version.template.external_id
         # The NAME in answer_negative is the target iff the pairing is stereotypical.
         negative_name = instantiation.answer_name(version.answer_negative)

@@ -11,8 +11,8 @@ import pytest
 
 from apps.catalog.models import SentencePair, StereotypeTuple
 from apps.releases.csv_safety import csv_cell_neutralise, csv_cell_restore
+from apps.releases.readers import READERS
 from apps.releases.services import release_create, release_file_path
-from apps.releases.writers import READERS
 
 pytestmark = pytest.mark.django_db
 

@@ -13,9 +13,10 @@ from django.utils import timezone
 
 from apps.catalog.bulk import instance_row, instances_insert
 from apps.catalog.models import Instance
-from apps.releases import instance_lines, selectors, writers
+from apps.releases import instance_lines, line_batches, selectors
 from apps.releases.models import FileKind, Release
-from apps.releases.services import _membership_insert, release_create
+from apps.releases.services import release_create
+from apps.releases.services.creation import _membership_insert
 from apps.releases.writers import WRITERS, HashingFile, batched
 from tests.factories import CategoryFactory, DatasetFactory, TemplateVersionFactory
 
@@ -146,7 +147,7 @@ def _write(release, feed) -> dict[str, bytes]:
 def test_database_serialised_rows_write_the_same_bytes(hostile_release, monkeypatch):
     assert connection.vendor == "postgresql"
     # Two line batches and three Parquet row groups from 12,000 rows.
-    monkeypatch.setattr(writers, "LINES_PER_BATCH", 10_000)
+    monkeypatch.setattr(line_batches, "LINES_PER_BATCH", 10_000)
 
     def by_rows(writers):
         for batch in batched(selectors.release_instance_rows(release=hostile_release)):
@@ -176,7 +177,7 @@ def test_release_create_takes_the_fast_path_and_agrees_with_row_dicts(hostile_re
         calls.append(kwargs)
         return original(**kwargs)
 
-    monkeypatch.setattr("apps.releases.services.release_instance_line_batches", spy)
+    monkeypatch.setattr("apps.releases.services.file_writing.release_instance_line_batches", spy)
     release = release_create(dataset=hostile_release.dataset, content="as_published")
     assert len(calls) == 1
     files = {f.format: f for f in release.files.filter(kind=FileKind.INSTANCES)}

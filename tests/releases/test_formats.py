@@ -10,8 +10,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from apps.releases.models import TABLE_KINDS
+from apps.releases.readers import READERS
+from apps.releases.schemas import SCHEMAS
 from apps.releases.services import release_create, release_file_path
-from apps.releases.writers import READERS, SCHEMAS
 
 from .conftest import SCRIPTED
 from .expected import BBQ_KEYS, METADATA_KEYS, expected_rows

@@ -118,7 +118,7 @@ def test_a_missing_subcategory_is_empty_in_every_format() -> None:
     empty one (the published-layout file keeps BBQ's bytes)."""
     import pyarrow.parquet as pq
 
-    from apps.releases.writers import READERS
+    from apps.releases.readers import READERS
 
     release = imported_release("bbq-instances", "Age.jsonl")
     for file_format, reader in READERS.items():

@@ -52,15 +52,17 @@ def inline_queue(monkeypatch) -> InlineQueue:
     """Runs the real task bodies in-process, in order, on `drain`: no broker, no worker."""
     queue = InlineQueue()
     monkeypatch.setattr(
-        services.dispatch, "start", lambda job: queue.messages.append(("start", job.pk))
+        services.dispatch, "start_send", lambda *, job: queue.messages.append(("start", job.pk))
     )
     monkeypatch.setattr(
         services.dispatch,
-        "chunks",
-        lambda job, ids: queue.messages.extend(("chunk", i) for i in ids),
+        "chunks_send",
+        lambda *, job, chunk_ids: queue.messages.extend(("chunk", i) for i in chunk_ids),
     )
     monkeypatch.setattr(
-        services.dispatch, "assemble", lambda job: queue.messages.append(("assemble", job.pk))
+        services.dispatch,
+        "assembly_send",
+        lambda *, job: queue.messages.append(("assemble", job.pk)),
     )
     return queue
 

@@ -24,14 +24,13 @@ from .chunks import ChunkOutcome, translate_texts, translation_chunk_run
 from .control import translation_job_cancel, translation_job_requeue, translation_job_resume
 from .corrections import correction_item_resolve
 from .planning import translation_job_create, translation_job_start
-from .sources import SourceCollection, instance_texts, sources_collect, sources_collect_exists
+from .sources import SourceCollection, sources_collect, sources_collect_exists
 from .validation import languages_validate
 
 __all__ = [
     "ChunkOutcome",
     "SourceCollection",
     "correction_item_resolve",
-    "instance_texts",
     "languages_validate",
     "sources_collect",
     "sources_collect_exists",

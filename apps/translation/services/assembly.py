@@ -10,7 +10,12 @@ from django.db import transaction
 from django.db.models import Sum
 from django.utils import timezone
 
-from apps.catalog.bulk import INSTANCE_COLUMNS, instance_row, instances_insert
+from apps.catalog.bulk import (
+    INSTANCE_COLUMNS,
+    TRANSLATED_INSTANCE_COLUMNS,
+    instance_row,
+    instances_insert,
+)
 from apps.catalog.models import ContextSentence, ContextSet, Instance, SentencePair
 from apps.core.errors import KasautiError
 from apps.core.models import Job
@@ -25,8 +30,8 @@ from ..models import (
     TranslationJobString,
     TranslationSource,
 )
-from .progress import locked_core_job
-from .review import REVIEW_COLUMNS, resolved_corrections, review_facts
+from .progress import core_job_lock
+from .review import resolved_corrections, review_facts
 from .sources import SourceCollection, sources_collect
 
 
@@ -52,7 +57,7 @@ def translation_job_assemble(*, job_id: int) -> None:
     that exist are skipped, correction items are unique per string / instance."""
     with transaction.atomic():
         job = TranslationJob.objects.select_related("dataset").get(pk=job_id)
-        core = locked_core_job(job)
+        core = core_job_lock(job=job)
         if core.status != Job.Status.RUNNING:
             return
         if job.chunks.filter(status=TranslationChunk.Status.PENDING).exists():
@@ -194,12 +199,12 @@ def _assemble_instances(
                         strings=used.values(), threshold=job.threshold, corrected=corrected
                     ),
                 },
-                columns=REVIEW_COLUMNS,
+                columns=TRANSLATED_INSTANCE_COLUMNS,
             )
         )
     # Rows are built in full before COPY starts: no other query may run on the connection
     # while COPY owns it.
-    created = instances_insert(rows, columns=REVIEW_COLUMNS)
+    created = instances_insert(rows, columns=TRANSLATED_INSTANCE_COLUMNS)
     if reasons:
         new_ids = dict(
             Instance.objects.filter(

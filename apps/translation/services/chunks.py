@@ -28,7 +28,7 @@ from ..models import (
     TranslationJobString,
 )
 from .cache import cached_hashes
-from .progress import assemble_if_complete, locked_core_job, progress_refresh
+from .progress import assembly_send_if_complete, core_job_lock, progress_refresh
 
 
 @dataclass
@@ -88,7 +88,7 @@ def translation_chunk_run(
         # A redelivery of a finished chunk. If the assembly message was lost with the worker
         # that finished the job's last chunk, this re-queues it (assembly is idempotent).
         with transaction.atomic():
-            assemble_if_complete(job, locked_core_job(job))
+            assembly_send_if_complete(job=job, core=core_job_lock(job=job))
         return ChunkOutcome("already-done")
 
     TranslationChunk.objects.filter(pk=chunk_id).update(attempts=F("attempts") + 1)
@@ -133,7 +133,7 @@ def translation_chunk_run(
     with transaction.atomic():
         # The job row lock serialises chunk completions of one job, so exactly one of them sees
         # "no chunk pending" and queues the assembly.
-        core = locked_core_job(job)
+        core = core_job_lock(job=job)
         # Even for a cancelled job the rows are valid cache entries: keep the work done.
         TranslatedString.objects.bulk_create(rows, ignore_conflicts=True)
         if core.status != Job.Status.RUNNING:
@@ -155,6 +155,6 @@ def translation_chunk_run(
             finished_at=timezone.now(),
         )
         if marked:
-            progress_refresh(job, core)
-        assemble_if_complete(job, core)
+            progress_refresh(job=job, core=core)
+        assembly_send_if_complete(job=job, core=core)
     return ChunkOutcome("done", translated=len(todo))

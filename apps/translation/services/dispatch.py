@@ -12,13 +12,13 @@ CHUNK_TASK = "apps.translation.tasks.translate_chunk"
 ASSEMBLE_TASK = "apps.translation.tasks.assemble_translation_job"
 
 
-def start(job: TranslationJob) -> None:
+def start_send(*, job: TranslationJob) -> None:
     task_send(job_id=job.core_job_id, name=START_TASK, args_list=[[job.core_job_id]])
 
 
-def chunks(job: TranslationJob, chunk_ids: list[int]) -> None:
+def chunks_send(*, job: TranslationJob, chunk_ids: list[int]) -> None:
     task_send(job_id=job.core_job_id, name=CHUNK_TASK, args_list=[[i] for i in chunk_ids])
 
 
-def assemble(job: TranslationJob) -> None:
+def assembly_send(*, job: TranslationJob) -> None:
     task_send(job_id=job.core_job_id, name=ASSEMBLE_TASK, args_list=[[job.core_job_id]])

@@ -40,7 +40,7 @@ def translation_job_create(
     created_by=None,
 ) -> TranslationJob:
     """Record a job and queue its start once the caller's transaction commits."""
-    languages = languages_validate(languages)
+    languages = languages_validate(languages=languages)
     if not 0.0 <= threshold <= 1.0:
         raise KasautiError("threshold must be between 0 and 1")
     if source not in TranslationSource.values:
@@ -69,7 +69,7 @@ def translation_job_create(
         )
         core_job.params = {**core_job.params, "translation_job_id": job.pk}
         core_job.save(update_fields=["params"])
-        dispatch.start(job)
+        dispatch.start_send(job=job)
     return job
 
 
@@ -81,10 +81,10 @@ def translation_job_start(*, job_id: int) -> None:
     if job.is_finished:
         return
     if job.chunks.exists():
-        translation_job_requeue(job)
+        translation_job_requeue(job=job)
         return
     try:
-        languages_check(job.languages)
+        languages_check(languages=job.languages)
         versions = engines.model_versions()
         collection = sources_collect(
             dataset=job.dataset, source=job.source, release_id=job.release_id
@@ -158,6 +158,6 @@ def translation_job_start(*, job_id: int) -> None:
         job.core_job = core
         chunk_ids = list(job.chunks.order_by("index", "language").values_list("id", flat=True))
         if chunk_ids:
-            dispatch.chunks(job, chunk_ids)
+            dispatch.chunks_send(job=job, chunk_ids=chunk_ids)
         else:
-            dispatch.assemble(job)
+            dispatch.assembly_send(job=job)

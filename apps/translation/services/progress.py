@@ -15,14 +15,14 @@ from ..models import TranslationChunk, TranslationJob
 from . import dispatch
 
 
-def locked_core_job(job: TranslationJob) -> Job:
+def core_job_lock(*, job: TranslationJob) -> Job:
     """The job's core row, locked until the end of the caller's transaction."""
     core = Job.objects.select_for_update().get(pk=job.core_job_id)
     job.core_job = core
     return core
 
 
-def progress_refresh(job: TranslationJob, core: Job) -> None:
+def progress_refresh(*, job: TranslationJob, core: Job) -> None:
     """Recompute done/total per language and overall; rate and ETA as for every job (over the
     last rate window: apps.core.heartbeat.progress_apply)."""
     done_by_language: dict[str, int] = defaultdict(int)
@@ -41,7 +41,7 @@ def progress_refresh(job: TranslationJob, core: Job) -> None:
     core.save(update_fields=fields)
 
 
-def assemble_if_complete(job: TranslationJob, core: Job) -> bool:
+def assembly_send_if_complete(*, job: TranslationJob, core: Job) -> bool:
     """Queue the assembly if every chunk is done."""
     if core.status != Job.Status.RUNNING:
         return False
@@ -52,5 +52,5 @@ def assemble_if_complete(job: TranslationJob, core: Job) -> bool:
         job.save(update_fields=["phase"])
         core.eta_seconds = 0
         core.save(update_fields=["eta_seconds"])
-    dispatch.assemble(job)
+    dispatch.assembly_send(job=job)
     return True

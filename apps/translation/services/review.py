@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from apps.catalog.bulk import (
     INSTANCE_COLUMNS,
+    INSTANCE_TEXT_COLUMNS,
     TRANSLATED_INSTANCE_COLUMNS,
     instance_row,
     instances_insert,
@@ -29,8 +30,8 @@ from apps.catalog.bulk import (
 from apps.catalog.models import Instance
 
 from ..models import CorrectionItem, TranslatedString
+from ..selectors import WHOLE_STRING_COLUMNS
 
-REVIEW_COLUMNS = TRANSLATED_INSTANCE_COLUMNS
 PASSED, FLAGGED, CORRECTED = "passed", "flagged", "corrected"
 
 
@@ -81,7 +82,7 @@ def _replace_part(text: str, old: str, new: str) -> str:
 
 
 def _source_uses(source: Mapping[str, Any], source_text: str) -> bool:
-    if source_text in (source["question"], source["ans0"], source["ans1"], source["ans2"]):
+    if any(source[column] == source_text for column in WHOLE_STRING_COLUMNS):
         return True
     context = source["context"]
     return (
@@ -101,7 +102,7 @@ def _revise(
     }
     return instance_row(
         {**old, **changes, "review": review, "retired_at": None, "created_at": now},
-        columns=REVIEW_COLUMNS,
+        columns=TRANSLATED_INSTANCE_COLUMNS,
     )
 
 
@@ -138,8 +139,8 @@ def translated_instances_revise(*, item: CorrectionItem, author=None) -> list[in
     )
     current = previous or string.translation  # the text the live rows carry now
     text_filter = Q()
-    for field in ("question", "ans0", "ans1", "ans2"):
-        text_filter |= Q(**{field: current})
+    for column in WHOLE_STRING_COLUMNS:
+        text_filter |= Q(**{column: current})
     text_filter |= (
         Q(context=current)
         | Q(context__startswith=current + " ")
@@ -157,7 +158,7 @@ def translated_instances_revise(*, item: CorrectionItem, author=None) -> list[in
         row["id"]: row
         for row in Instance.objects.filter(
             pk__in=[row["source_instance_id"] for row in candidates]
-        ).values("id", "context", "question", "ans0", "ans1", "ans2")
+        ).values("id", *INSTANCE_TEXT_COLUMNS)
     }
     rows, new_rows = [], []
     for row in candidates:
@@ -165,7 +166,7 @@ def translated_instances_revise(*, item: CorrectionItem, author=None) -> list[in
             continue  # another English string with the same translation
         changes = {
             field: _replace_part(row[field], current, item.corrected_text)
-            for field in ("context", "question", "ans0", "ans1", "ans2")
+            for field in INSTANCE_TEXT_COLUMNS
         }
         review = dict(row["review"])
         flagged = [t for t in review.get("flagged", []) if t != string.source_text]
@@ -190,7 +191,7 @@ def _replace(old_rows: list[dict], new_rows: list[tuple], now) -> list[int]:
     with transaction.atomic():
         ids = [row["id"] for row in old_rows]
         Instance.objects.filter(pk__in=ids).update(retired_at=now)
-        instances_insert(new_rows, columns=REVIEW_COLUMNS)
+        instances_insert(new_rows, columns=TRANSLATED_INSTANCE_COLUMNS)
         return list(
             Instance.objects.filter(retired_at__isnull=True, review__replaces__in=ids).values_list(
                 "id", flat=True

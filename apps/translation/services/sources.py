@@ -3,9 +3,7 @@ from instances, sentence pairs or context sets."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
 from apps.catalog.bulk import INSTANCE_TEXT_COLUMNS
 from apps.catalog.models import ContextSet, Dataset, Instance, SentencePair
@@ -46,37 +44,9 @@ def _instance_queryset(*, dataset: Dataset, release_id: int | None):
     return qs
 
 
-def instance_texts(rows: Iterable[dict[str, Any]]) -> list[pipeline.InstanceText]:
-    """Split each instance into its translation units. The ambiguous context of a disambiguated
-    instance is its ambiguous sibling's context (same version, combination and name order)."""
-    rows = list(rows)
-    ambiguous: dict[tuple[int, int, str], str] = {}
-    for row in rows:
-        if row["context_condition"] == "ambig":
-            key = (row["template_version_id"], row["combination"], row["name_order"])
-            ambiguous.setdefault(key, row["context"])
-    texts = []
-    for row in rows:
-        key = (row["template_version_id"], row["combination"], row["name_order"])
-        parts = (
-            pipeline.split_context(row["context"], ambiguous.get(key))
-            if row["context_condition"] == "disambig"
-            else [row["context"]]
-        )
-        texts.append(
-            pipeline.InstanceText(
-                source_id=row["id"],
-                context_parts=tuple(parts),
-                question=row["question"],
-                answers=(row["ans0"], row["ans1"], row["ans2"]),
-            )
-        )
-    return texts
-
-
-# What instance_texts reads: the identity of the row and its translatable texts (the text
+# What pipeline.instance_texts reads: the identity of the row and its translatable texts (the text
 # columns are catalog's one list, bulk.INSTANCE_TEXT_COLUMNS).
-_INSTANCE_TEXT_FIELDS = (
+_INSTANCE_TEXTS_INPUT_FIELDS = (
     "id",
     "template_version_id",
     "combination",
@@ -92,9 +62,9 @@ def sources_collect(
     collection = SourceCollection(source=source)
     if source == TranslationSource.INSTANCES:
         rows = _instance_queryset(dataset=dataset, release_id=release_id).values(
-            *_INSTANCE_TEXT_FIELDS
+            *_INSTANCE_TEXTS_INPUT_FIELDS
         )
-        collection.instances = instance_texts(rows.order_by("id"))
+        collection.instances = pipeline.instance_texts(rows.order_by("id"))
         collection.strings_in_items = pipeline.STRINGS_PER_INSTANCE * len(collection.instances)
         collection.unique = pipeline.unique_strings(t.strings() for t in collection.instances)
     elif source == TranslationSource.SENTENCE_PAIRS:

@@ -10,7 +10,7 @@ from worker.engines.indic_text import check_lang
 from ..models import LANGUAGE_TAGS
 
 
-def languages_validate(languages: Iterable[str]) -> list[str]:
+def languages_validate(*, languages: Iterable[str]) -> list[str]:
     """Target ISO codes, deduplicated, in the order given; KasautiError names a bad one."""
     result: list[str] = []
     for code in languages:
@@ -25,7 +25,7 @@ def languages_validate(languages: Iterable[str]) -> list[str]:
     return result
 
 
-def languages_check(languages: list[str]) -> None:
+def languages_check(*, languages: list[str]) -> None:
     """At start: every language known here and to the script checks of the engines."""
     for code in languages:
         if code not in LANGUAGE_TAGS:

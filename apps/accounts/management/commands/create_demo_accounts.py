@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand
 
-from apps.accounts.services import demo_accounts_create, demo_email
+from apps.accounts.services import demo_accounts_create
 
 
 class Command(BaseCommand):
@@ -8,8 +8,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options) -> None:
         self.stdout.write("Demo accounts (passwords are new on every run):")
-        for username, role, password in demo_accounts_create():
+        for username, role, password, email in demo_accounts_create():
             self.stdout.write(
-                f"  {username:<11} role={role:<10} password={password}"
-                f"  e-mail={demo_email(username)}"
+                f"  {username:<11} role={role:<10} password={password}  e-mail={email}"
             )

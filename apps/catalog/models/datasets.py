@@ -1,0 +1,93 @@
+"""Datasets, and the vocabularies and unknown-answer expressions their templates draw on."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+# Languages the product knows by name. Codes are ISO 639-1 where one exists; any other code is
+# accepted too (EsBBQ's Catalan is "ca"), these are only labels for the UI.
+LANGUAGE_NAMES = {
+    "en": "English",
+    "hi": "Hindi",
+    "mr": "Marathi",
+    "bn": "Bengali",
+    "ta": "Tamil",
+    "te": "Telugu",
+    "or": "Odia",
+    "as": "Assamese",
+    "es": "Spanish",
+    "ca": "Catalan",
+}
+
+
+class Dataset(models.Model):
+    """What goes out together: templates (and their instances), sentence pairs, tuples and
+    context sets. Only a Release of a dataset can be exported."""
+
+    name = models.CharField(max_length=100, unique=True)
+    description = models.TextField(blank=True)
+    # EsBBQ Appendix E.1: also generate every NAME1/NAME2 order permutation.
+    name_permutations = models.BooleanField(default=False)
+    # The import format a published dataset came from (e.g. "bbq-instances"); blank if built here.
+    source_format = models.CharField(max_length=30, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Vocabulary(models.Model):
+    """A named list of values templates can reference, e.g. surnames associated with a caste
+    or first names by religion and gender. Each entry carries its group label."""
+
+    name = models.CharField(max_length=100)
+    language = models.CharField(max_length=16, default="en")
+    description = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["name", "language"]
+        constraints = [
+            models.UniqueConstraint(fields=["name", "language"], name="vocabulary_name_lang")
+        ]
+        verbose_name_plural = "vocabularies"
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.language})"
+
+
+class VocabularyEntry(models.Model):
+    vocabulary = models.ForeignKey(Vocabulary, on_delete=models.CASCADE, related_name="entries")
+    value = models.CharField(max_length=200)
+    group = models.CharField(max_length=200, help_text="Group label, e.g. 'Baniya', 'Muslim F'.")
+    position = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["vocabulary", "position"]
+        verbose_name_plural = "vocabulary entries"
+
+    def __str__(self) -> str:
+        return f"{self.value} [{self.group}]"
+
+
+class UnknownExpression(models.Model):
+    """Per-language expressions for the 'unknown' answer ("Cannot be determined", ...)."""
+
+    language = models.CharField(max_length=16)
+    text = models.CharField(max_length=200)
+    position = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["language", "position", "text"]
+        constraints = [
+            models.UniqueConstraint(fields=["language", "text"], name="unknown_expr_lang_text")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.text} ({self.language})"

@@ -1,0 +1,71 @@
+"""Catalog writes, as modules named for their jobs:
+
+* datasets: creating a dataset, or finding it by name;
+* concepts: categories and stereotype concepts (with their evidence);
+* templates: creating and editing templates (each edit a new version), and validating content;
+* instances: instantiation (the plan, the stale versions, the COPY of the rows, the job);
+* findings: reviewing import findings;
+* sentence_review: recording sentence-review decisions on context sentences.
+
+The public names are re-exported here: callers write `from apps.catalog import services` or
+`from apps.catalog.services import template_create`, whichever module holds it.
+"""
+
+from .concepts import category_create, category_get_or_create, concept_create
+from .datasets import dataset_create, dataset_get_or_create
+from .findings import finding_kind_status_set, finding_status_set
+from .instances import (
+    ORIGINAL_DEFAULT_COLUMNS,
+    ORIGINAL_INSTANCE_COLUMNS,
+    InstantiationPlan,
+    TemplatePlan,
+    # bench/p1_instantiate.py measures the row generator against its baselines.
+    _instance_rows,
+    _unknown_expressions,
+    dataset_instantiate,
+    dataset_instantiate_async,
+    instantiation_pending,
+    instantiation_plan,
+    instantiation_stale,
+    instantiation_stale_for_release,
+    unknown_expression_create,
+)
+from .sentence_review import context_sentence_review_record
+from .templates import (
+    TEMPLATE_CONTENT_FIELDS,
+    TEMPLATE_VERSION_IDENTITY_FIELDS,
+    NewTemplate,
+    template_bulk_create,
+    template_create,
+    template_edit,
+)
+
+__all__ = [
+    "ORIGINAL_DEFAULT_COLUMNS",
+    "ORIGINAL_INSTANCE_COLUMNS",
+    "TEMPLATE_CONTENT_FIELDS",
+    "TEMPLATE_VERSION_IDENTITY_FIELDS",
+    "InstantiationPlan",
+    "NewTemplate",
+    "TemplatePlan",
+    "_instance_rows",
+    "_unknown_expressions",
+    "category_create",
+    "category_get_or_create",
+    "concept_create",
+    "context_sentence_review_record",
+    "dataset_create",
+    "dataset_get_or_create",
+    "dataset_instantiate",
+    "dataset_instantiate_async",
+    "finding_kind_status_set",
+    "finding_status_set",
+    "instantiation_pending",
+    "instantiation_plan",
+    "instantiation_stale",
+    "instantiation_stale_for_release",
+    "template_bulk_create",
+    "template_create",
+    "template_edit",
+    "unknown_expression_create",
+]
