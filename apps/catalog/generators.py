@@ -1,12 +1,12 @@
 """Instantiation generators, by the name a template version records in `generator`.
 
-"kasauti" is Kasauti's own deterministic cross product (apps/catalog/instantiation.py);
-"bharatbbq" reproduces BharatBBQ's notebook (generators/bharatbbq.py). A benchmark whose
-published generator has rules of its own (BBQ's sampled names and pairing rules, EsBBQ's
-vocabulary-driven pairing, agreement and contractions) gets a module here that reproduces it
-from the source data the importer keeps in `generator_data`. Every generator is pure (no
-database) and yields `instantiation.Combination`s, so the bulk writer and the plan count treat
-all alike.
+"kasauti" is Kasauti's own deterministic cross product (apps/catalog/instantiation.py), defined
+here. A benchmark whose published generator has rules of its own (BBQ's sampled names and
+pairing rules, BharatBBQ's notebook, EsBBQ's vocabulary-driven pairing, agreement and
+contractions) reproduces it in apps/catalog/benchmarks/<name>/generator.py, from the source data
+the importer keeps in `generator_data`, and its package registers it with `generator_register`.
+Every generator is pure (no database) and yields `instantiation.Combination`s, so the bulk writer
+and the plan count treat all alike. An unknown name is an error.
 """
 
 from __future__ import annotations
@@ -16,10 +16,6 @@ from typing import Protocol
 
 from apps.catalog import instantiation
 from apps.catalog.instantiation import Combination, Problem, TemplateSpec
-
-from .bbq import BbqGenerator
-from .bharatbbq import BharatBbqGenerator
-from .esbbq import EsBbqGenerator
 
 
 class Generator(Protocol):
@@ -49,34 +45,39 @@ class KasautiGenerator:
         )
 
 
-GENERATORS: dict[str, Generator] = {
-    "kasauti": KasautiGenerator(),
-    "bbq": BbqGenerator(),
-    "bharatbbq": BharatBbqGenerator(),
-    "esbbq": EsBbqGenerator(),
-}
+_GENERATORS: dict[str, Generator] = {"kasauti": KasautiGenerator()}
 
 
-def get(name: str) -> Generator:
+def generator_register(*, name: str, generator: Generator) -> Generator:
+    existing = _GENERATORS.get(name)
+    if existing is not None and existing is not generator:
+        raise ValueError(f"generator {name!r} is already registered")
+    _GENERATORS[name] = generator
+    return generator
+
+
+def generator_get(*, name: str) -> Generator:
     try:
-        return GENERATORS[name]
+        return _GENERATORS[name]
     except KeyError:
         raise ValueError(
-            f"unknown generator {name!r}; known: {', '.join(sorted(GENERATORS))}"
+            f"unknown generator {name!r}; known: {', '.join(sorted(_GENERATORS))}"
         ) from None
 
 
 def validate(spec: TemplateSpec) -> list[Problem]:
-    if spec.generator not in GENERATORS:
+    if spec.generator not in _GENERATORS:
         return [Problem("generator", f"unknown generator {spec.generator!r}")]
-    return get(spec.generator).validate(spec)
+    return generator_get(name=spec.generator).validate(spec)
 
 
 def count(spec: TemplateSpec, *, permutations: bool) -> int:
-    return get(spec.generator).count(spec, permutations=permutations)
+    return generator_get(name=spec.generator).count(spec, permutations=permutations)
 
 
 def combinations(
     spec: TemplateSpec, unknown_expressions: Sequence[str], *, permutations: bool
 ) -> Iterator[Combination]:
-    return get(spec.generator).combinations(spec, unknown_expressions, permutations=permutations)
+    return generator_get(name=spec.generator).combinations(
+        spec, unknown_expressions, permutations=permutations
+    )

@@ -7,9 +7,9 @@ from collections import Counter
 
 import pytest
 
-from apps.catalog.generators import bbq_draws
-from apps.catalog.generators.bbq import BbqGenerator, normalise_group, slot
-from apps.catalog.generators.bbq_draws import Draw, DrawError, return_list_from_string
+from apps.catalog.benchmarks.bbq import draws as bbq_draws
+from apps.catalog.benchmarks.bbq.draws import Draw, DrawError, return_list_from_string
+from apps.catalog.benchmarks.bbq.generator import BbqGenerator, normalise_group, slot
 from apps.catalog.instantiation import TemplateSpec
 
 RELIGIONS = [["Religion", "", name, ""] for name in ("Muslim", "Christian", "Jewish", "Hindu")]
@@ -105,7 +105,7 @@ def test_names_column_pairs_name1_with_name2_in_one_order() -> None:
 
 
 def bbq_gen_unknowns() -> set[str]:
-    from apps.catalog.generators.bbq import UNKNOWN_OPTIONS
+    from apps.catalog.benchmarks.bbq.generator import UNKNOWN_OPTIONS
 
     return set(UNKNOWN_OPTIONS)
 

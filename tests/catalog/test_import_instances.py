@@ -16,8 +16,8 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from apps.catalog.importers.instance_formats import render_file
 from apps.catalog.importers.instances import instances_import, instances_parse
+from apps.catalog.importers.layouts import render_file
 from apps.catalog.importers.tables import ImportFile
 from apps.catalog.models import Dataset, Finding, Instance
 from apps.core.errors import ImportRejected

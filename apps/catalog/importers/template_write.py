@@ -1,23 +1,16 @@
-"""Benchmark import: parse and validate everything, then write everything, or nothing.
+"""Phase 2 of a template-kind import: write the parsed records (importers/template_import.py).
 
-Phase 1 (no database): every file is decoded and parsed by the format's Reader, every row is
-validated, and ids are checked for duplicates across the whole import. Any problem at all ->
-ImportRejected with the complete list. Defects in published data that the import keeps are
-findings, not problems; a strict import turns each of them into a problem too.
-Phase 2: one transaction creates the dataset if needed and writes templates (new template or
-new version; unchanged content is left alone), sentence pairs, tuples and context sets, then
-each finding as a catalog Finding attached to what it concerns (template version, sentence
-pair, context sentence; file-level ones to the dataset alone).
+Templates get a new template or a new version (unchanged content is left alone); sentence pairs,
+tuples and context sets are created or updated in bulk; each finding becomes a catalog Finding
+attached to what it concerns (template version, sentence pair, context sentence; file-level ones
+to the dataset alone). Called inside the import's transaction.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from django.db import transaction
 from django.db.models import Max
 
 from apps.catalog import selectors, services
@@ -33,305 +26,13 @@ from apps.catalog.models import (
     TemplateVersion,
 )
 from apps.core.errors import ImportProblem, ImportRejected, KasautiError
-from apps.core.text import nfc, nfc_deep
+from apps.core.text import nfc_deep
 
-from .base import Reader
-from .bbq import BbqReader
-from .bharatbbq import BharatBbqReader
-from .esbbq import CaBbqReader, EsBbqReader
-from .indibias import IndiBiasReader
-from .indicasa import IndiCasaReader
-from .records import (
-    ContextSetRecord,
-    FindingRecord,
-    PairRecord,
-    ParseResult,
-    TemplateRecord,
-    TupleRecord,
-)
-from .tables import ImportFile, TableError, read_table
-
-READERS: dict[str, type[Reader]] = {
-    reader.format: reader
-    for reader in (
-        BbqReader,
-        BharatBbqReader,
-        EsBbqReader,
-        CaBbqReader,
-        IndiBiasReader,
-        IndiCasaReader,
-    )
-}
-FORMATS = tuple(READERS)
+from .records import ContextSetRecord, FindingRecord, PairRecord, TemplateRecord, TupleRecord
+from .reports import Counts
 
 # Re-importing the same row from another place in the file, or after review, is not a change.
 _NOT_CONTENT = {"status", "origin"}
-
-
-@dataclass
-class Counts:
-    created: int = 0
-    updated: int = 0  # templates: new versions
-    unchanged: int = 0
-
-
-@dataclass
-class ImportReport:
-    dataset: str
-    format: str
-    files: list[str]
-    dataset_created: bool = False
-    templates: Counts = field(default_factory=Counts)
-    pairs: Counts = field(default_factory=Counts)
-    tuples: Counts = field(default_factory=Counts)
-    context_sets: Counts = field(default_factory=Counts)
-    sentences: int = 0  # context sentences written
-    by_category: dict[str, int] = field(default_factory=dict)  # rows read per category
-    skipped: list[str] = field(default_factory=list)
-    strict: bool = False
-    seed: int = 0  # the seed of BBQ's name and word draws (bbq only; recorded with each template)
-    # Every finding of this import (file, line, field, kind, message, original, concerns),
-    # in file order, and how many of each kind; `findings_new` were not recorded before.
-    findings: list[dict[str, Any]] = field(default_factory=list)
-    findings_by_kind: dict[str, int] = field(default_factory=dict)
-    findings_new: int = 0
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    def findings_grouped(self) -> dict[str, list[dict[str, Any]]]:
-        """The findings by kind (most frequent kind first), each list in file order."""
-        groups: dict[str, list[dict[str, Any]]] = {kind: [] for kind in self.findings_by_kind}
-        for finding in self.findings:
-            groups[finding["kind"]].append(finding)
-        return groups
-
-    def summary(self) -> list[str]:
-        """The counts, then the findings by kind with file:line (the command's output)."""
-        return self.counts_summary() + self.findings_summary()
-
-    def counts_summary(self) -> list[str]:
-        lines = [
-            f"dataset {self.dataset!r}{' (created)' if self.dataset_created else ''}, "
-            f"format {self.format}, {len(self.files)} file(s)"
-        ]
-        if self.format == "bbq":
-            lines.append(f"seed of the name and word draws: {self.seed}")
-        kinds = (
-            ("templates", self.templates, "new versions"),
-            ("sentence pairs", self.pairs, "updated"),
-            ("tuples", self.tuples, "updated"),
-            ("context sets", self.context_sets, "updated"),
-        )
-        for label, counts, updated in kinds:
-            if counts.created or counts.updated or counts.unchanged:
-                lines.append(
-                    f"{label}: {counts.created} created, {counts.updated} {updated}, "
-                    f"{counts.unchanged} unchanged"
-                )
-        if self.sentences:
-            lines.append(f"context sentences written: {self.sentences}")
-        for name, count in self.by_category.items():
-            lines.append(f"  {name}: {count}")
-        lines.extend(f"skipped {reason}" for reason in self.skipped)
-        return lines
-
-    def findings_summary(self) -> list[str]:
-        lines = []
-        if self.findings:
-            lines.append(f"findings: {len(self.findings)} ({self.findings_new} new), by kind:")
-            for kind, items in self.findings_grouped().items():
-                lines.append(f"  {kind}: {len(items)}")
-                for item in items:
-                    where = (
-                        item["file"] if item["line"] is None else f"{item['file']}:{item['line']}"
-                    )
-                    lines.append(f"    {where} {item['field']}: {item['message']}")
-        else:
-            lines.append("findings: none")
-        return lines
-
-
-def _finding_dict(record: FindingRecord, concerns: str) -> dict[str, Any]:
-    return {
-        "file": record.file,
-        "line": record.line,
-        "field": record.field,
-        "kind": record.kind,
-        "message": record.message,
-        "original": record.original,
-        "concerns": concerns,
-    }
-
-
-def all_findings(result: ParseResult) -> list[FindingRecord]:
-    """Every finding of a parse: file-level ones, then per record, in file order."""
-    found = list(result.findings)
-    for template in result.templates:
-        found.extend(template.findings)
-    for pair in result.pairs:
-        found.extend(pair.findings)
-    for context_set in result.context_sets:
-        found.extend(finding for _, finding in context_set.findings)
-    return sorted(found, key=lambda f: (f.file, f.line or 0))
-
-
-def findings_as_problems(findings: list[FindingRecord]) -> list[ImportProblem]:
-    """What a strict import reports: each finding as a rejection, its kind kept."""
-    return [ImportProblem(f.file, f.line, f.field, f.message, kind=f.kind) for f in findings]
-
-
-def parse_import(
-    *, fmt: str, files: list[ImportFile], language: str = "en", category: str = "", seed: int = 0
-) -> ParseResult:
-    """Phase 1: read and validate every file; touches no table. Problems are in the result."""
-    result = ParseResult()
-    reader_class = READERS.get(fmt)
-    if reader_class is None:
-        result.problem(
-            "", None, "format", f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}"
-        )
-        return result
-    if not files:
-        result.problem("", None, "files", "no file was given")
-        return result
-    if not language.strip() or len(language) > 16:
-        result.problem("", None, "language", f"invalid language code {language!r}")
-        return result
-    tables = []
-    for upload in files:
-        try:
-            table = read_table(upload)
-        except TableError as error:
-            result.problems.append(error.problem(upload.name))
-            continue
-        if not table.rows:
-            result.problem(upload.name, None, "file", "the file has a header but no data rows")
-            continue
-        tables.append(table)
-    reader = reader_class(language=nfc(language.strip()), category=nfc(category))
-    reader.seed = seed  # set, not passed: readers with their own __init__ need not know it
-    reader.read(tables, result)
-    _check_duplicates(result)
-    return result
-
-
-def _check_duplicates(result: ParseResult) -> None:
-    seen: dict[Any, tuple[str, int]] = {}
-
-    def check(key: Any, file: str, line: int, field_name: str, label: str) -> None:
-        if key in seen:
-            first_file, first_line = seen[key]
-            result.problem(
-                file, line, field_name, f"duplicate id {label!r}: also at {first_file}:{first_line}"
-            )
-        else:
-            seen[key] = (file, line)
-
-    for record in result.templates:
-        check(
-            ("template", record.external_id),
-            record.file,
-            record.line,
-            record.id_field,
-            record.external_id,
-        )
-    for pair in result.pairs:
-        check(("pair", pair.external_id), pair.file, pair.line, pair.id_field, pair.external_id)
-    for item in result.tuples:
-        key = (
-            item.category.casefold(),
-            item.identity_term.casefold(),
-            item.attribute.casefold(),
-            item.language,
-        )
-        check(
-            ("tuple", key),
-            item.file,
-            item.line,
-            "identity_term",
-            f"{item.identity_term} / {item.attribute}",
-        )
-
-
-def benchmark_import(
-    *,
-    dataset_name: str,
-    fmt: str,
-    files: list[ImportFile],
-    created_by=None,
-    language: str = "en",
-    category: str = "",
-    seed: int = 0,
-    strict: bool = False,
-) -> ImportReport:
-    """Import benchmark files into a dataset (created if needed). All-or-nothing: raises
-    ImportRejected listing every problem, with nothing written. Findings (defects of the
-    published data that the import keeps) are stored and reported; with `strict`, every
-    finding is a problem instead and nothing is written. `seed`: the draws of formats whose
-    generator samples (BBQ), recorded with each template."""
-    dataset_name = nfc(dataset_name.strip())
-    result = parse_import(fmt=fmt, files=files, language=language, category=category, seed=seed)
-    if not dataset_name:
-        result.problem("", None, "dataset", "a dataset name is required")
-    elif len(dataset_name) > 100:
-        result.problem("", None, "dataset", "the dataset name is longer than 100 characters")
-    findings = all_findings(result)
-    if strict:
-        result.problems.extend(findings_as_problems(findings))
-    if result.problems:
-        raise ImportRejected(result.problems)
-
-    report = ImportReport(
-        dataset=dataset_name, format=fmt, files=[f.name for f in files], strict=strict, seed=seed
-    )
-    report.skipped = result.skipped
-    report.by_category = _by_category(result)
-    with transaction.atomic():
-        dataset, report.dataset_created = services.dataset_get_or_create(
-            name=dataset_name, created_by=created_by
-        )
-        # Serialise imports into one dataset: the create-or-edit decisions below must not race.
-        Dataset.objects.select_for_update().get(pk=dataset.pk)
-        if fmt and not dataset.source_format:
-            dataset.source_format = fmt
-            dataset.save(update_fields=["source_format"])
-        categories = _categories(result)
-        targets: list[tuple[FindingRecord, dict[str, Any], str]] = [
-            (finding, {}, "dataset") for finding in result.findings
-        ]
-        versions = _write_templates(
-            dataset, result.templates, categories, created_by, report.templates
-        )
-        for record, version in zip(result.templates, versions, strict=True):
-            targets.extend(
-                (f, {"template_version": version}, f"template {record.external_id}")
-                for f in record.findings
-            )
-        pairs = _write_pairs(dataset, result.pairs, categories, report.pairs)
-        for record, pair in zip(result.pairs, pairs, strict=True):
-            targets.extend(
-                (f, {"sentence_pair": pair}, f"pair {record.external_id}") for f in record.findings
-            )
-        _write_tuples(dataset, result.tuples, categories, report.tuples)
-        report.sentences, sentences = _write_context_sets(
-            dataset, result.context_sets, categories, report.context_sets
-        )
-        for record in result.context_sets:
-            for position, finding in record.findings:
-                sentence = sentences[record.external_id, record.language][position]
-                targets.append(
-                    (
-                        finding,
-                        {"context_sentence": sentence},
-                        f"context set {record.external_id}, sentence {position + 1}",
-                    )
-                )
-        report.findings_new = _write_findings(dataset, targets)
-    targets.sort(key=lambda item: (item[0].file, item[0].line or 0))
-    report.findings = [_finding_dict(finding, concerns) for finding, _, concerns in targets]
-    report.findings_by_kind = dict(Counter(finding.kind for finding, _, _ in targets).most_common())
-    return report
 
 
 _FINDING_TARGETS = ("template_version", "sentence_pair", "context_sentence")
@@ -341,8 +42,8 @@ def _finding_key(target_ids: tuple, record: FindingRecord | Finding) -> tuple:
     return (*target_ids, record.field, record.kind, record.message, record.original)
 
 
-def _write_findings(
-    dataset: Dataset, targets: list[tuple[FindingRecord, dict[str, Any], str]]
+def findings_write(
+    *, dataset: Dataset, targets: list[tuple[FindingRecord, dict[str, Any], str]]
 ) -> int:
     """Store each finding once: a re-import finds the same defects again, and those keep their
     review status (open / accepted / resolved); only where they are is refreshed. Returns how
@@ -380,23 +81,6 @@ def _write_findings(
     return len(to_create)
 
 
-def _by_category(result: ParseResult) -> dict[str, int]:
-    """Rows read per category: a context set counts its sentences (one row each)."""
-    counts: Counter[str] = Counter()
-    for records in (result.templates, result.pairs, result.tuples):
-        counts.update(record.category for record in records)
-    for record in result.context_sets:
-        counts[record.category] += len(record.sentences)
-    return dict(sorted(counts.items()))
-
-
-def _categories(result: ParseResult) -> dict[str, Category]:
-    names: set[str] = set()
-    for records in (result.templates, result.pairs, result.tuples, result.context_sets):
-        names.update(record.category.strip() for record in records)
-    return {name: services.category_get_or_create(name=name) for name in sorted(names)}
-
-
 def _rejected(file: str, line: int, field_name: str, error: Exception) -> ImportRejected:
     # Only reachable if the catalog rules and phase 1 disagree; the transaction rolls back.
     return ImportRejected([ImportProblem(file, line, field_name, str(error))])
@@ -405,7 +89,8 @@ def _rejected(file: str, line: int, field_name: str, error: Exception) -> Import
 # --- templates -------------------------------------------------------------------------------
 
 
-def _write_templates(
+def templates_write(
+    *,
     dataset: Dataset,
     records: list[TemplateRecord],
     categories: dict[str, Category],
@@ -489,8 +174,8 @@ def _same_content(version: TemplateVersion | None, content: dict[str, Any]) -> b
 # --- sentence pairs --------------------------------------------------------------------------
 
 
-def _write_pairs(
-    dataset: Dataset, records: list[PairRecord], categories: dict[str, Category], counts: Counts
+def pairs_write(
+    *, dataset: Dataset, records: list[PairRecord], categories: dict[str, Category], counts: Counts
 ) -> list[SentencePair]:
     """Write the pairs; returns each record's source-language pair (aligned with records)."""
     if not records:
@@ -561,8 +246,8 @@ def _changed(instance: Any, values: dict[str, Any]) -> bool:
 # --- tuples ----------------------------------------------------------------------------------
 
 
-def _write_tuples(
-    dataset: Dataset, records: list[TupleRecord], categories: dict[str, Category], counts: Counts
+def tuples_write(
+    *, dataset: Dataset, records: list[TupleRecord], categories: dict[str, Category], counts: Counts
 ) -> None:
     if not records:
         return
@@ -610,7 +295,8 @@ def _write_tuples(
 # --- context sets ----------------------------------------------------------------------------
 
 
-def _write_context_sets(
+def context_sets_write(
+    *,
     dataset: Dataset,
     records: list[ContextSetRecord],
     categories: dict[str, Category],

@@ -30,7 +30,7 @@ from apps.catalog.instantiation import (
     TemplateSpec,
 )
 
-from .bbq_draws import INTERSECTIONAL, Draw, DrawError, draws_for
+from .draws import INTERSECTIONAL, Draw, DrawError, draws_for
 
 # BBQ's `unknown_options`, used when generator_data does not carry its own list.
 UNKNOWN_OPTIONS = (

@@ -29,8 +29,10 @@ import re
 from collections import Counter
 from typing import Any
 
-from apps.catalog.generators.bbq import UNKNOWN_OPTIONS, BbqGenerator, option_roles
-from apps.catalog.generators.bbq_draws import INTERSECTIONAL, return_list_from_string
+from apps.catalog.importers.base import Reader
+from apps.catalog.importers.records import FindingRecord, ParseResult, TemplateRecord
+from apps.catalog.importers.tables import Row, Table, apply_aliases, missing_columns
+from apps.catalog.importers.values import parse_group_list
 from apps.catalog.instantiation import (
     ANTI_STEREOTYPICAL,
     STEREOTYPED,
@@ -39,10 +41,8 @@ from apps.catalog.instantiation import (
 )
 from apps.catalog.models import NounForm, ReviewStatus
 
-from .base import Reader
-from .records import FindingRecord, ParseResult, TemplateRecord
-from .tables import Row, Table, apply_aliases, missing_columns
-from .values import parse_group_list
+from .draws import INTERSECTIONAL, return_list_from_string
+from .generator import UNKNOWN_OPTIONS, BbqGenerator, option_roles
 
 CATEGORIES = (
     "Age",

@@ -39,25 +39,24 @@ import ast
 import re
 from dataclasses import dataclass
 
-from apps.catalog.generators.bharatbbq import UNKNOWN_ANSWERS
-from apps.catalog.instantiation import answer_name, placeholders_used
-from apps.catalog.models import NounForm
-
-from .base import Reader
-from .records import FindingRecord, ParseResult, TemplateRecord
-from .tables import Row, Table, apply_aliases, missing_columns
-from .templates import (
+from apps.catalog.importers.base import Reader
+from apps.catalog.importers.records import FindingRecord, ParseResult, TemplateRecord
+from apps.catalog.importers.tables import Row, Table, apply_aliases, missing_columns
+from apps.catalog.importers.templates import (
     ANTI_STEREOTYPICAL,
     NAME_AXES,
     STEREOTYPICAL,
-    TEXT_FIELDS,
     TemplateDraft,
     default_answers,
     finish_template,
     notes_text,
     transformation,
 )
-from .values import parse_group_list
+from apps.catalog.importers.values import parse_group_list
+from apps.catalog.instantiation import answer_name, placeholders_used
+from apps.catalog.models import NounForm, TemplateVersion
+
+from .generator import UNKNOWN_ANSWERS
 
 ALIASES = {
     "question_negative_stereotype": "question_negative",
@@ -68,13 +67,13 @@ ALIASES = {
 REQUIRED = (
     "q_id",
     "category",
-    *TEXT_FIELDS,
+    *TemplateVersion.TEXT_FIELDS,
     "names",
     "pairing",
     "known_stereotyped_groups",
 )
 COLUMNS = {
-    **{name: name for name in TEXT_FIELDS},
+    **{name: name for name in TemplateVersion.TEXT_FIELDS},
     "names": "names",
     "lexical": "lexical_diversity",
     "pairing": "pairing",
@@ -252,7 +251,9 @@ class BharatBbqReader(Reader):
         defined = set(placeholders)
         # The texts as published, spaces at their ends included: the notebook keeps them (an
         # ambiguous context ending in a space gives a double space before the disambiguation).
-        texts = {name: normalise_text(row.get_raw(name), defined) for name in TEXT_FIELDS}
+        texts = {
+            name: normalise_text(row.get_raw(name), defined) for name in TemplateVersion.TEXT_FIELDS
+        }
         empty = [
             name for name in ("answer_negative", "answer_non_negative") if not texts[name].strip()
         ]
