@@ -1,6 +1,6 @@
 """BharatBBQ (sahoonihar/BharatBBQ `BharatBBQ_Dataset/Templates/<Category>.csv`), read as its
 own generator (`create_examples.ipynb`) reads it, with every deviation from clean data kept as
-a finding. The templates instantiate with the "bharatbbq" generator (generators/bharatbbq.py).
+a finding. The templates instantiate with the "bharatbbq" generator (generator.py).
 
 Columns (matched by name, any order, extra columns ignored). Required: Q_id, Category,
 Ambiguous_Context, Disambiguating_Context, Names, Pairing, Question_negative (or

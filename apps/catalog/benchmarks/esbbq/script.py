@@ -1,7 +1,7 @@
 """EsBBQ / CaBBQ's own generator, reproduced exactly (langtech-bsc/EsBBQ-CaBBQ
 `generate_instances.py` and `utils.py`; fully deterministic).
 
-The importer (apps/catalog/importers/esbbq.py) keeps, per template version, everything the
+The importer (templates.py) keeps, per template version, everything the
 original script reads: the template row with its language suffix stripped (`row`), the filtered
 vocabulary (`vocabulary`: rows whose include_name is empty) and the proper names
 (`proper_names`). From those this module walks the same loops in the same order:

@@ -12,7 +12,7 @@ answer_negative, answer_non_negative, stereotyped_groups. Optional: version, lab
 subcategory, names, lexical_diversity, relevant_social_values, non_stereotyped_groups,
 NAME1_info, NAME2_info, stated_gender_info, proper_nouns_only, esbbq_source.
 
-Every template version is instantiated by generators/esbbq.py (EsBBQ's own rules) from the row
+Every template version is instantiated by script.py (EsBBQ's own rules) from the row
 and the vocabulary kept in `generator_data`, so the instances are the published ones. A row the
 original script would stop on is rejected with its reason; defects it lets through are
 findings (duplicate ids).
@@ -235,7 +235,7 @@ def _content(
         name: normalise_text_placeholders(row.get(column))
         for name, column in script.TEXT_COLUMNS.items()
     }
-    data["texts"] = texts  # as imported: an edited text is told apart (generators.esbbq)
+    data["texts"] = texts  # as imported: an edited text is told apart (generator.edited_data)
     return {
         **texts,
         "language": language,
