@@ -12,10 +12,12 @@ and the plan count treat all alike. An unknown name is an error.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from apps.catalog import instantiation
-from apps.catalog.instantiation import Combination, Problem, TemplateSpec
+from django.utils.module_loading import import_string
+
+if TYPE_CHECKING:
+    from apps.catalog.instantiation import Combination, Problem, TemplateSpec
 
 
 class Generator(Protocol):
@@ -32,41 +34,51 @@ class KasautiGenerator:
     """The cross product of BharatBBQ Figure 2 / EsBBQ §3 (see instantiation.py)."""
 
     def validate(self, spec: TemplateSpec) -> list[Problem]:
+        from apps.catalog import instantiation
+
         return instantiation.validate_template(spec)
 
     def count(self, spec: TemplateSpec, *, permutations: bool) -> int:
+        from apps.catalog import instantiation
+
         return instantiation.count_instances(spec, permutations=permutations)
 
     def combinations(
         self, spec: TemplateSpec, unknown_expressions: Sequence[str], *, permutations: bool
     ) -> Iterator[Combination]:
+        from apps.catalog import instantiation
+
         return instantiation.generate_combinations(
             spec, unknown_expressions, permutations=permutations
         )
 
 
-_GENERATORS: dict[str, Generator] = {"kasauti": KasautiGenerator()}
+# name -> "module.Class" of the generator, imported (and made once) when first used, so that
+# registering every benchmark's generator at start-up costs nothing.
+_PATHS: dict[str, str] = {"kasauti": f"{__name__}.KasautiGenerator"}
+_GENERATORS: dict[str, Generator] = {}
 
 
-def generator_register(*, name: str, generator: Generator) -> Generator:
-    existing = _GENERATORS.get(name)
-    if existing is not None and existing is not generator:
-        raise ValueError(f"generator {name!r} is already registered")
-    _GENERATORS[name] = generator
-    return generator
+def generator_register(*, name: str, generator_path: str) -> None:
+    existing = _PATHS.get(name)
+    if existing is not None and existing != generator_path:
+        raise ValueError(f"generator {name!r} is already registered ({existing})")
+    _PATHS[name] = generator_path
 
 
 def generator_get(*, name: str) -> Generator:
-    try:
-        return _GENERATORS[name]
-    except KeyError:
-        raise ValueError(
-            f"unknown generator {name!r}; known: {', '.join(sorted(_GENERATORS))}"
-        ) from None
+    generator = _GENERATORS.get(name)
+    if generator is None:
+        if name not in _PATHS:
+            raise ValueError(f"unknown generator {name!r}; known: {', '.join(sorted(_PATHS))}")
+        generator = _GENERATORS[name] = import_string(_PATHS[name])()
+    return generator
 
 
 def validate(spec: TemplateSpec) -> list[Problem]:
-    if spec.generator not in _GENERATORS:
+    if spec.generator not in _PATHS:
+        from apps.catalog.instantiation import Problem
+
         return [Problem("generator", f"unknown generator {spec.generator!r}")]
     return generator_get(name=spec.generator).validate(spec)
 

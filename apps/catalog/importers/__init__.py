@@ -20,10 +20,33 @@ The modules, by job:
     reports.py          what an import reports
 """
 
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
 from .formats import INSTANCES, TEMPLATES, Format, format_get, format_names, format_register
-from .pipeline import benchmark_import, parse_import
-from .reports import ImportReport, InstanceImportReport
-from .tables import ImportFile
+
+if TYPE_CHECKING:
+    from .pipeline import benchmark_import, parse_import
+    from .reports import ImportReport, InstanceImportReport
+    from .tables import ImportFile
+
+# The rest loads when first used: every process registers the formats at start-up
+# (CatalogConfig.ready()), and that must not cost the import machinery (the pipeline brings the
+# catalog's services and selectors).
+_LAZY = {
+    "benchmark_import": "pipeline",
+    "parse_import": "pipeline",
+    "ImportReport": "reports",
+    "InstanceImportReport": "reports",
+    "ImportFile": "tables",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(import_module(f"{__name__}.{_LAZY[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "INSTANCES",

@@ -8,9 +8,9 @@ A format is one of two kinds:
 The kind decides which parse and write phase the one import pipeline runs (importers/pipeline.py)
 and which report it returns; callers ask `format_get(name)` instead of testing names.
 
-Each benchmark package (apps/catalog/benchmarks/<name>/__init__.py) registers its formats when
-it is imported; apps/catalog/benchmarks/__init__.py imports every package, and CatalogConfig.ready()
-imports it.
+Each benchmark package registers its formats in its `register()`
+(apps/catalog/benchmarks/<name>/__init__.py); CatalogConfig.ready() calls them all
+(apps.catalog.benchmarks.benchmarks_register).
 """
 
 from __future__ import annotations
@@ -18,6 +18,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+from django.utils.module_loading import import_string
 
 TEMPLATES = "templates"
 INSTANCES = "instances"
@@ -29,19 +31,29 @@ class Format:
     name: str  # what `import_benchmark --format` and the API's `format` take
     label: str  # a human name ("BBQ templates")
     kind: str  # TEMPLATES or INSTANCES
-    # TEMPLATES: a Reader subclass; INSTANCES: an InstanceFileReader subclass.
-    reader: type
-    # INSTANCES: does this file (name, first line) look like this format? For the reproduction
-    # report when no format is given; None: never guessed.
-    detect: Callable[[str, str], bool] | None = None
+    # "module.Class" of the reader, imported when first used so that registering every format
+    # at start-up stays cheap. TEMPLATES: a Reader subclass; INSTANCES: an InstanceFileReader.
+    reader_path: str
+    # INSTANCES: "module.function" (file name, first line) -> bool: does the file look like this
+    # format? For the reproduction report when no format is given; "": never guessed.
+    detect_path: str = ""
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(
                 f"format {self.name!r}: kind must be one of {KINDS}, not {self.kind!r}"
             )
-        if getattr(self.reader, "format", self.name) != self.name:
-            raise ValueError(f"format {self.name!r}: its reader reads {self.reader.format!r}")
+
+    @property
+    def reader(self) -> type:
+        reader = import_string(self.reader_path)
+        if getattr(reader, "format", self.name) != self.name:
+            raise ValueError(f"format {self.name!r}: its reader reads {reader.format!r}")
+        return reader
+
+    @property
+    def detect(self) -> Callable[[str, str], bool] | None:
+        return import_string(self.detect_path) if self.detect_path else None
 
     @property
     def language(self) -> str:

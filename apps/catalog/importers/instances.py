@@ -174,18 +174,7 @@ def instances_import(
         _write(dataset, new)
         created = {(record.file, record.line) for record in new}
         findings = [f for f in parse.findings if (f.file, f.line) in created]
-        Finding.objects.bulk_create(
-            Finding(
-                dataset=dataset,
-                file=f.file[-300:],
-                line=f.line,
-                field=f.field[:100],
-                kind=f.kind,
-                message=f.message,
-                original=f.original,
-            )
-            for f in findings
-        )
+        Finding.objects.bulk_create(f.as_finding(dataset=dataset) for f in findings)
         report.findings = dict(sorted(Counter(f.kind for f in findings).items()))
     return report
 

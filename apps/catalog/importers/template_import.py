@@ -14,6 +14,7 @@ Callers use the one entry, importers/pipeline.py, which sends each format to its
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import asdict
 from typing import Any
 
 from django.db import transaction
@@ -37,15 +38,7 @@ from .template_write import (
 
 
 def _finding_dict(record: FindingRecord, concerns: str) -> dict[str, Any]:
-    return {
-        "file": record.file,
-        "line": record.line,
-        "field": record.field,
-        "kind": record.kind,
-        "message": record.message,
-        "original": record.original,
-        "concerns": concerns,
-    }
+    return {**asdict(record), "concerns": concerns}
 
 
 def all_findings(result: ParseResult) -> list[FindingRecord]:

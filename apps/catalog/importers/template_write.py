@@ -61,16 +61,7 @@ def findings_write(
         key = _finding_key(ids, record)
         found = existing.get(key)
         if found is None:
-            found = Finding(
-                dataset=dataset,
-                file=record.file[-300:],
-                line=record.line,
-                field=record.field[:100],
-                kind=record.kind[:50],
-                message=record.message,
-                original=record.original,
-                **target,
-            )
+            found = record.as_finding(dataset=dataset, **target)
             existing[key] = found
             to_create.append(found)
         elif (found.file, found.line) != (record.file[-300:], record.line):

@@ -1,25 +1,26 @@
-"""BBQ (nyu-mll/BBQ): its template CSVs (templates.py), its generator's sampled names and
-pairing rules (generator.py, draws.py), and its published data/*.jsonl (instances.py)."""
+"""BBQ (nyu-mll/BBQ): its template CSVs (templates.py, findings.py), its generator's sampled
+names and pairing rules (generator.py, draws.py, draws_intersectional.py), and its published
+data/*.jsonl (instances.py)."""
 
 from apps.catalog.generators import generator_register
 from apps.catalog.importers.formats import INSTANCES, TEMPLATES, Format, format_register
 
-from .generator import BbqGenerator
-from .instances import BbqInstancesReader, bbq_instances_detect
-from .templates import BbqReader
-
-GENERATOR = BbqGenerator()
+# The generator's name, as a template version records it (TemplateVersion.generator).
+GENERATOR = "bbq"
 
 
 def register() -> None:
-    format_register(format=Format("bbq", "BBQ templates", TEMPLATES, BbqReader))
+    # Readers and generators are named by path: they load when first used, not at start-up.
+    format_register(
+        format=Format("bbq", "BBQ templates", TEMPLATES, f"{__name__}.templates.BbqReader")
+    )
     format_register(
         format=Format(
             "bbq-instances",
             "BBQ published instances",
             INSTANCES,
-            BbqInstancesReader,
-            detect=bbq_instances_detect,
+            f"{__name__}.instances.BbqInstancesReader",
+            detect_path=f"{__name__}.instances.bbq_instances_detect",
         )
     )
-    generator_register(name="bbq", generator=GENERATOR)
+    generator_register(name=GENERATOR, generator_path=f"{__name__}.generator.BbqGenerator")

@@ -41,6 +41,7 @@ from apps.catalog.instantiation import (
 )
 from apps.catalog.models import NounForm, ReviewStatus, TemplateVersion
 
+from . import GENERATOR
 from .draws import INTERSECTIONAL
 from .findings import row_findings
 from .generator import UNKNOWN_OPTIONS, BbqGenerator, option_roles
@@ -287,7 +288,7 @@ class BbqReader(Reader):
             "pairing": pairing,
             "proper_noun": proper,
             "noun_form": NounForm.PROPER_NAME.value if proper else NounForm.GROUP_LABEL.value,
-            "generator": "bbq",
+            "generator": GENERATOR,
             "generator_data": data,
             "stereotyped_groups": groups,
             "non_stereotyped_groups": [],

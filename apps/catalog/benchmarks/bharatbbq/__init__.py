@@ -4,22 +4,24 @@ generator (generator.py), and its published Examples/*_examples.csv (instances.p
 from apps.catalog.generators import generator_register
 from apps.catalog.importers.formats import INSTANCES, TEMPLATES, Format, format_register
 
-from .generator import BharatBbqGenerator
-from .instances import BharatBbqInstancesReader, bharatbbq_instances_detect
-from .templates import BharatBbqReader
-
-GENERATOR = BharatBbqGenerator()
+# The generator's name, as a template version records it (TemplateVersion.generator).
+GENERATOR = "bharatbbq"
 
 
 def register() -> None:
-    format_register(format=Format("bharatbbq", "BharatBBQ templates", TEMPLATES, BharatBbqReader))
+    # Readers and generators are named by path: they load when first used, not at start-up.
+    format_register(
+        format=Format(
+            "bharatbbq", "BharatBBQ templates", TEMPLATES, f"{__name__}.templates.BharatBbqReader"
+        )
+    )
     format_register(
         format=Format(
             "bharatbbq-instances",
             "BharatBBQ published instances",
             INSTANCES,
-            BharatBbqInstancesReader,
-            detect=bharatbbq_instances_detect,
+            f"{__name__}.instances.BharatBbqInstancesReader",
+            detect_path=f"{__name__}.instances.bharatbbq_instances_detect",
         )
     )
-    generator_register(name="bharatbbq", generator=GENERATOR)
+    generator_register(name=GENERATOR, generator_path=f"{__name__}.generator.BharatBbqGenerator")

@@ -56,6 +56,7 @@ from apps.catalog.importers.values import parse_group_list
 from apps.catalog.instantiation import answer_name, placeholders_used
 from apps.catalog.models import NounForm, TemplateVersion
 
+from . import GENERATOR
 from .generator import UNKNOWN_ANSWERS
 
 ALIASES = {
@@ -329,7 +330,7 @@ class BharatBbqReader(Reader):
         extra = {
             "proper_noun": noun_form == NounForm.PROPER_NAME,
             "noun_form": noun_form.value,
-            "generator": "bharatbbq",
+            "generator": GENERATOR,
             "generator_data": (
                 {"unknown_expressions": list(UNKNOWN_ANSWERS)} if self.language == "en" else {}
             ),

@@ -1,34 +1,40 @@
 """EsBBQ and CaBBQ (langtech-bsc/EsBBQ-CaBBQ; Spanish and Catalan): their template and
-vocabulary sheets (templates.py, vocabulary.py), their generator (generator.py, text.py, and the
-published column layout in published.py), and their published data_*/*.full.csv or .jsonl
-(instances.py)."""
+vocabulary sheets (templates.py, vocabulary.py), their generator (script.py with filling.py and
+text.py reproduce the published script; generator.py is Kasauti's interface to it; published.py
+writes the published CSV row), and their published data_*/*.full.csv or .jsonl (instances.py)."""
 
 from apps.catalog.generators import generator_register
 from apps.catalog.importers.formats import INSTANCES, TEMPLATES, Format, format_register
 
-from .generator import EsBbqGenerator
-from .instances import CaBbqInstancesReader, EsBbqInstancesReader, esbbq_instances_detect
-from .script import GENERATOR as GENERATOR_NAME
-from .templates import CaBbqReader, EsBbqReader
-
-GENERATOR = EsBbqGenerator()
+# The generator's name, as a template version records it (TemplateVersion.generator).
+GENERATOR = "esbbq"
 
 
 def register() -> None:
-    format_register(format=Format("esbbq", "EsBBQ templates", TEMPLATES, EsBbqReader))
-    format_register(format=Format("cabbq", "CaBBQ templates", TEMPLATES, CaBbqReader))
+    # Readers and generators are named by path: they load when first used, not at start-up.
+    templates, instances = f"{__name__}.templates", f"{__name__}.instances"
+    format_register(
+        format=Format("esbbq", "EsBBQ templates", TEMPLATES, f"{templates}.EsBbqReader")
+    )
+    format_register(
+        format=Format("cabbq", "CaBBQ templates", TEMPLATES, f"{templates}.CaBbqReader")
+    )
     format_register(
         format=Format(
             "esbbq-instances",
             "EsBBQ published instances",
             INSTANCES,
-            EsBbqInstancesReader,
-            detect=esbbq_instances_detect,  # CaBBQ files look the same: this is the guess
+            f"{instances}.EsBbqInstancesReader",
+            # CaBBQ's files look the same: esbbq-instances is the guess for both.
+            detect_path=f"{instances}.esbbq_instances_detect",
         )
     )
     format_register(
         format=Format(
-            "cabbq-instances", "CaBBQ published instances", INSTANCES, CaBbqInstancesReader
+            "cabbq-instances",
+            "CaBBQ published instances",
+            INSTANCES,
+            f"{instances}.CaBbqInstancesReader",
         )
     )
-    generator_register(name=GENERATOR_NAME, generator=GENERATOR)
+    generator_register(name=GENERATOR, generator_path=f"{__name__}.generator.EsBbqGenerator")

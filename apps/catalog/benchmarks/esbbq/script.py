@@ -41,7 +41,6 @@ from .text import (
     unique,
 )
 
-GENERATOR = "esbbq"  # the name a template version records (apps/catalog/generators.py)
 LANGUAGES = ("es", "ca")
 
 # Kasauti's text fields and the EsBBQ columns they are imported from (and edited back into).

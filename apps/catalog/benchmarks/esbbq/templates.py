@@ -28,7 +28,7 @@ from apps.catalog.importers.tables import Row, Table, missing_columns
 from apps.catalog.importers.values import normalise_text_placeholders
 from apps.catalog.models import NounForm, ReviewStatus
 
-from . import script
+from . import GENERATOR, script
 from .filling import EsbbqInstance
 from .published import template_fields
 from .text import GenerationError, is_set, parse_list
@@ -245,7 +245,7 @@ def _content(
         "pairing": "stereotypical" if stereotyped_answer_is_negative else "anti-stereotypical",
         "proper_noun": proper,
         "noun_form": NounForm.PROPER_NAME.value if proper else NounForm.COMMON_NOUN.value,
-        "generator": script.GENERATOR,
+        "generator": GENERATOR,
         "generator_data": data,
         "stereotyped_groups": fields["stereotyped_groups"],
         "non_stereotyped_groups": parse_list(row.get("non_stereotyped_groups")),

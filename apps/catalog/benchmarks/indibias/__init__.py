@@ -3,10 +3,10 @@
 
 from apps.catalog.importers.formats import TEMPLATES, Format, format_register
 
-from .reader import IndiBiasReader
-
 
 def register() -> None:
     format_register(
-        format=Format("indibias", "IndiBias pairs and tuples", TEMPLATES, IndiBiasReader)
+        format=Format(
+            "indibias", "IndiBias pairs and tuples", TEMPLATES, f"{__name__}.reader.IndiBiasReader"
+        )
     )

@@ -3,8 +3,10 @@
 
 from apps.catalog.importers.formats import TEMPLATES, Format, format_register
 
-from .reader import IndiCasaReader
-
 
 def register() -> None:
-    format_register(format=Format("indicasa", "IndiCASA context sets", TEMPLATES, IndiCasaReader))
+    format_register(
+        format=Format(
+            "indicasa", "IndiCASA context sets", TEMPLATES, f"{__name__}.reader.IndiCasaReader"
+        )
+    )
