@@ -23,13 +23,8 @@ from apps.core.models import Job
 from apps.core.services import job_create, job_dispatch
 
 from .importers import ImportFile, ImportReport, InstanceImportReport, benchmark_import
-from .importers.tables import (
-    XLSX_MAGIC,
-    TableError,
-    TableLimits,
-    xlsx_extent,
-    xlsx_extent_check,
-)
+from .importers.limits import TableError, TableLimits, xlsx_extent, xlsx_extent_check
+from .importers.tables import XLSX_MAGIC
 from .jobs import IMPORT
 
 IMPORTS_DIR = "imports"

@@ -26,7 +26,7 @@ from django.db.models.functions import Cast
 
 from apps.catalog.bulk import INSTANCE_TEXT_COLUMNS
 from apps.catalog.importers.formats import INSTANCES, format_find
-from apps.catalog.importers.layouts import render_file
+from apps.catalog.importers.layouts import published_file_render
 from apps.catalog.models import Instance
 
 from .models import FileFormat, FileKind, Release, ReleaseFile
@@ -108,7 +108,9 @@ def published_file_write(
                 info.external_attr = 0o644 << 16
                 counted = _counting(rows)
                 with archive.open(info, "w") as entry:
-                    for chunk in _joined(render_file(fmt, file_name, counted)):
+                    for chunk in _joined(
+                        published_file_render(fmt=fmt, file_name=file_name, rows=counted)
+                    ):
                         entry.write(chunk.encode("utf-8"))
                 written += counted.count  # type: ignore[attr-defined]
         raw.flush()

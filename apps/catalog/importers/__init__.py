@@ -12,7 +12,8 @@ Public API:
 The modules, by job:
     formats.py          the Format registry (kinds "templates" and "instances")
     pipeline.py         the one entry: sends a format to its kind's import
-    tables.py           CSV/xlsx files -> tables (limits, encodings); values.py cell parsers
+    tables.py           CSV/xlsx files -> tables (encodings, headers); values.py cell parsers
+    limits.py           what one file may hold; an xlsx's declared extent
     base.py, records.py, templates.py   template-kind readers: base class, records, helpers
     template_import.py, template_write.py   template-kind parse and write phases
     layouts.py, layout_jsonl.py, layout_csv.py   instance-kind file layouts (read and write back)

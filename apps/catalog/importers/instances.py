@@ -62,7 +62,7 @@ PREDICTION_COLUMNS = frozenset(
 )  # fmt: skip
 
 
-def predictions_file_problem(upload: ImportFile) -> ImportProblem | None:
+def predictions_file_problem(*, upload: ImportFile) -> ImportProblem | None:
     """A problem when the file's first row (a JSON object's keys or a CSV header) has
     prediction columns: it holds a model's answers, not benchmark instances."""
     head = upload.data[:65536].decode("utf-8", "replace").lstrip("\ufeff")
@@ -102,7 +102,7 @@ def instances_parse(*, fmt: str, files: list[ImportFile]) -> InstanceParse:
             parse.problem(name, None, "file", f"given {count} times (file names must differ)")
     reader = found.reader()
     for upload in files:
-        predictions = predictions_file_problem(upload)
+        predictions = predictions_file_problem(upload=upload)
         if predictions is not None:
             parse.problems.append(predictions)
             continue
@@ -296,7 +296,7 @@ def instance_rows(
 # --- reproduction report -----------------------------------------------------------------------
 
 
-def published_format_detect(upload: ImportFile) -> str | None:
+def published_format_detect(*, upload: ImportFile) -> str | None:
     """Which instance format a file is, from its name and first line: the first registered
     format whose `detect` says so (EsBBQ and CaBBQ look alike: esbbq-instances is returned for
     both; they differ only in language)."""
@@ -315,7 +315,7 @@ def published_compare(
     Raises ImportRejected if a file cannot be read."""
     problems: list[ImportProblem] = []
     if not fmt:
-        found = {published_format_detect(upload) for upload in files}
+        found = {published_format_detect(upload=upload) for upload in files}
         if None in found or len(found) != 1:
             problems.append(
                 ImportProblem(

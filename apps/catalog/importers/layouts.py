@@ -239,7 +239,7 @@ class InstanceFileReader:
         layout.read(upload, parse)
 
 
-def layout_for_row(fmt: str, file_name: str) -> Layout:
+def layout_for_file(*, fmt: str, file_name: str) -> Layout:
     """The Writer for a stored instance's source file."""
     layout = format_get(name=fmt).reader().layout_for(file_name)
     if layout is None:
@@ -247,10 +247,10 @@ def layout_for_row(fmt: str, file_name: str) -> Layout:
     return layout
 
 
-def render_file(fmt: str, file_name: str, rows: Iterator[Values]) -> Iterator[str]:
+def published_file_render(*, fmt: str, file_name: str, rows: Iterator[Values]) -> Iterator[str]:
     """Write a source file back, as text chunks, from its rows in order (the first row carries
     the file's own facts: header, byte-order mark, line ending, final newline)."""
-    layout = layout_for_row(fmt, file_name)
+    layout = layout_for_file(fmt=fmt, file_name=file_name)
     file_info: dict[str, Any] | None = None
     pending: str | None = None  # the previous row, written once we know it is not the last
     for values in rows:

@@ -41,7 +41,7 @@ def _finding_dict(record: FindingRecord, concerns: str) -> dict[str, Any]:
     return {**asdict(record), "concerns": concerns}
 
 
-def all_findings(result: ParseResult) -> list[FindingRecord]:
+def parse_findings(*, result: ParseResult) -> list[FindingRecord]:
     """Every finding of a parse: file-level ones, then per record, in file order."""
     found = list(result.findings)
     for template in result.templates:
@@ -53,7 +53,7 @@ def all_findings(result: ParseResult) -> list[FindingRecord]:
     return sorted(found, key=lambda f: (f.file, f.line or 0))
 
 
-def findings_as_problems(findings: list[FindingRecord]) -> list[ImportProblem]:
+def findings_as_problems(*, findings: list[FindingRecord]) -> list[ImportProblem]:
     """What a strict import reports: each finding as a rejection, its kind kept."""
     return [ImportProblem(f.file, f.line, f.field, f.message, kind=f.kind) for f in findings]
 
@@ -152,9 +152,9 @@ def templates_import(
         result.problem("", None, "dataset", "a dataset name is required")
     elif len(dataset_name) > 100:
         result.problem("", None, "dataset", "the dataset name is longer than 100 characters")
-    findings = all_findings(result)
+    findings = parse_findings(result=result)
     if strict:
-        result.problems.extend(findings_as_problems(findings))
+        result.problems.extend(findings_as_problems(findings=findings))
     if result.problems:
         raise ImportRejected(result.problems)
 
