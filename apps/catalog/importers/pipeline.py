@@ -27,6 +27,7 @@ def parse_import(
     """Phase 1 only: read and check every file; touches no table. Problems are in the result.
     `language`, `category` and `seed` are for template formats (instance files say theirs)."""
     found = format_find(name=fmt)
+    # An unknown name goes the template way, which reports it with the template format names.
     if found is not None and found.kind == INSTANCES:
         return instances_parse(fmt=fmt, files=files)
     return templates_parse(fmt=fmt, files=files, language=language, category=category, seed=seed)
@@ -47,7 +48,7 @@ def benchmark_import(
     ImportRejected listing every problem, with nothing written. `seed`: the draws of formats
     whose generator samples (BBQ), recorded with each template."""
     found = format_find(name=fmt)
-    # An unknown name goes the template way, which rejects it with the template format names.
+    # An unknown name goes the template way, which rejects it (as parse_import says).
     if found is not None and found.kind == INSTANCES:
         return instances_import(
             dataset_name=dataset_name, fmt=fmt, files=files, created_by=created_by, strict=strict
