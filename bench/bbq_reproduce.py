@@ -75,7 +75,7 @@ def published_keys(path: Path) -> Counter:
 
 
 def seed_independent(version) -> bool:
-    from apps.catalog.generators.bbq_draws import draws_for
+    from apps.catalog.benchmarks.bbq.generator import draws_for
 
     data = version.generator_data
     # Twelve seeds: a template with one two-way word choice coincides under three now and then.

@@ -36,14 +36,14 @@ def import_files():
 
 
 def run_once(language: str, files, name: str) -> tuple[float, float, object]:
-    from apps.catalog.generators import esbbq
+    from apps.catalog.benchmarks.esbbq import script
     from apps.catalog.importers import benchmark_import
     from apps.catalog.models import Dataset
     from apps.catalog.services import dataset_instantiate
 
     # Cold every run: the generator caches a row's instances between validation, planning
     # and instantiation of one import, not across runs.
-    esbbq._generate_cached.cache_clear()
+    script.generate_cache_clear()
     started = time.perf_counter()
     benchmark_import(dataset_name=name, fmt=FORMATS[language], files=files)
     imported = time.perf_counter()
@@ -55,7 +55,8 @@ def run_once(language: str, files, name: str) -> tuple[float, float, object]:
 
 def rendered_rows(dataset) -> dict[str, list[str]]:
     """Every stored instance as the published CSV line, per category, in example_id order."""
-    from apps.catalog.generators import esbbq
+    from apps.catalog.benchmarks.esbbq import published
+    from apps.catalog.benchmarks.esbbq.filling import EsbbqInstance
     from apps.catalog.models import Instance
 
     fields_by_version: dict[int, dict] = {}
@@ -68,9 +69,9 @@ def rendered_rows(dataset) -> dict[str, list[str]]:
     for stored in instances.iterator(chunk_size=2000):
         version = stored.template_version
         if version.pk not in fields_by_version:
-            fields_by_version[version.pk] = esbbq.template_fields(version.generator_data["row"])
+            fields_by_version[version.pk] = published.template_fields(version.generator_data["row"])
         stereotypical = stored.pairing == "stereotypical"
-        instance = esbbq.EsbbqInstance(
+        instance = EsbbqInstance(
             flipped=stored.additional_metadata.get("flipped", ""),
             question_polarity=stored.question_polarity,
             context_condition=stored.context_condition,
@@ -90,7 +91,7 @@ def rendered_rows(dataset) -> dict[str, list[str]]:
         )
         out = io.StringIO()
         csv.writer(out, lineterminator="\n").writerow(
-            esbbq.published_row(stored.example_id, fields_by_version[version.pk], instance)
+            published.published_row(stored.example_id, fields_by_version[version.pk], instance)
         )
         lines.setdefault(stored.category.name, []).append(out.getvalue().rstrip("\n"))
     return lines

@@ -77,12 +77,12 @@ def load_module(name: str, path: Path):
 
 def kasauti_records(fmt: str, paths: list[Path]):
     """Every published row as Kasauti's reader parses it (file order), and its findings."""
-    from apps.catalog.importers import ImportFile
-    from apps.catalog.importers.instance_formats import INSTANCE_READERS, InstanceParse
+    from apps.catalog.importers import ImportFile, format_get
+    from apps.catalog.importers.layouts import InstanceParse
 
     parse = InstanceParse()
     for path in paths:
-        INSTANCE_READERS[fmt]().read(ImportFile(path.name, path.read_bytes()), parse)
+        format_get(name=fmt).reader().read(ImportFile(path.name, path.read_bytes()), parse)
     if parse.problems:
         raise SystemExit(f"{fmt}: {len(parse.problems)} problems, first {parse.problems[0]}")
     return parse
@@ -320,10 +320,10 @@ def main_py_frame(records, predictions: list[int]):
     """The rows in the columns main.py reads (its predictions file's layout)."""
     import pandas as pd
 
-    from apps.catalog.importers.instance_formats import BHARATBBQ_UNKNOWN
+    from apps.catalog.benchmarks.bharatbbq.generator import UNKNOWN_ANSWERS
 
     def shown(text: str) -> str:
-        return text[:1].upper() + text[1:] if text.casefold() in BHARATBBQ_UNKNOWN else text
+        return text[:1].upper() + text[1:] if text.casefold() in UNKNOWN_ANSWERS else text
 
     rows = []
     for record, chosen in zip(records, predictions, strict=True):
@@ -403,11 +403,11 @@ def bench_bharatbbq_published(checkout: Path) -> float:
             + [repr({f"Option{i + 1}": texts[i] for i in range(3)}), row["Label"]]
             + [row["Target"], row["Pairing"], row["Proper_Noun"], row["Category"], row["id"]]
         )
-    from apps.catalog.importers import ImportFile
-    from apps.catalog.importers.instance_formats import INSTANCE_READERS, InstanceParse
+    from apps.catalog.importers import ImportFile, format_get
+    from apps.catalog.importers.layouts import InstanceParse
 
     parse = InstanceParse()
-    INSTANCE_READERS["bharatbbq-instances"]().read(
+    format_get(name="bharatbbq-instances").reader().read(
         ImportFile("Age_examples.csv", out.getvalue().encode()), parse
     )
     assert not parse.problems, parse.problems[:3]

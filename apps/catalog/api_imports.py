@@ -24,13 +24,12 @@ from apps.core.errors import ImportProblem, ImportRejected
 from apps.core.parsers import NulSafeMultiPartParser
 
 from .import_jobs import benchmark_files_import, benchmark_import_async, import_work_measure
-from .importers import FORMATS, ImportFile
-from .importers.instances import INSTANCE_FORMATS
+from .importers import INSTANCES, TEMPLATES, ImportFile, format_names
 
 
 class BenchmarkImportInput(serializers.Serializer):
     format = serializers.ChoiceField(
-        choices=FORMATS + INSTANCE_FORMATS,
+        choices=format_names(),
         help_text="A template set, or published instance files (*-instances: the report then "
         "has created / unchanged instance counts, by_category, verbatim and findings by kind).",
     )
@@ -129,8 +128,8 @@ class InstanceImportReportOutput(serializers.Serializer):
 ImportReportAnyOutput = PolymorphicProxySerializer(
     component_name="ImportReportAny",
     serializers={
-        **{name: ImportReportOutput for name in FORMATS},
-        **{name: InstanceImportReportOutput for name in INSTANCE_FORMATS},
+        **{name: ImportReportOutput for name in format_names(kind=TEMPLATES)},
+        **{name: InstanceImportReportOutput for name in format_names(kind=INSTANCES)},
     },
     resource_type_field_name="format",
 )

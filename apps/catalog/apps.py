@@ -8,7 +8,10 @@ class CatalogConfig(AppConfig):
     def ready(self) -> None:
         from apps.core.registry import job_kind_register
 
+        from .benchmarks import benchmarks_register
         from .jobs import IMPORT_KIND, INSTANTIATE_KIND
 
         job_kind_register(INSTANTIATE_KIND)
         job_kind_register(IMPORT_KIND)
+        # Every benchmark's formats and generator (apps/catalog/benchmarks/).
+        benchmarks_register()

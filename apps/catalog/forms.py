@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from django import forms
 
-from .importers import FORMATS
-from .importers.instances import INSTANCE_FORMATS
+from .importers import INSTANCES, TEMPLATES, format_names
 from .models import Category, ContextCondition, Dataset
 from .page_selectors import InstanceFilters, category_choices, instance_languages
 
@@ -42,8 +41,11 @@ class BenchmarkImportForm(forms.Form):
 
     format = forms.ChoiceField(
         choices=[
-            ("Template sets", [(name, name) for name in FORMATS]),
-            ("Published instance files", [(name, name) for name in INSTANCE_FORMATS]),
+            ("Template sets", [(name, name) for name in format_names(kind=TEMPLATES)]),
+            (
+                "Published instance files",
+                [(name, name) for name in format_names(kind=INSTANCES)],
+            ),
         ]
     )
     dataset = forms.CharField(max_length=100)

@@ -22,15 +22,9 @@ from apps.core.errors import ImportRejected
 from apps.core.models import Job
 from apps.core.services import job_create, job_dispatch
 
-from .importers import ImportFile, ImportReport, benchmark_import
-from .importers.instances import INSTANCE_FORMATS, InstanceImportReport, instances_import
-from .importers.tables import (
-    XLSX_MAGIC,
-    TableError,
-    TableLimits,
-    xlsx_extent,
-    xlsx_extent_check,
-)
+from .importers import ImportFile, ImportReport, InstanceImportReport, benchmark_import
+from .importers.limits import TableError, TableLimits, xlsx_extent, xlsx_extent_check
+from .importers.tables import XLSX_MAGIC
 from .jobs import IMPORT
 
 IMPORTS_DIR = "imports"
@@ -57,12 +51,8 @@ def benchmark_files_import(
     strict: bool = False,
     seed: int = 0,
 ) -> ImportReport | InstanceImportReport:
-    """Import files of any format (the page, the API and the job all come here): published
-    instance files through instances_import, template sets through benchmark_import."""
-    if fmt in INSTANCE_FORMATS:
-        return instances_import(
-            dataset_name=dataset_name, fmt=fmt, files=files, created_by=created_by, strict=strict
-        )
+    """Import files of any format (the page, the API and the job all come here); the format's
+    kind decides which import runs (apps.catalog.importers.pipeline)."""
     return benchmark_import(
         dataset_name=dataset_name,
         fmt=fmt,

@@ -247,14 +247,14 @@ def dataset_compare_published(request: HttpRequest, pk: int) -> HttpResponse:
     """Reproduction report: upload published instance files, see how the dataset compares.
     Reads only (nothing is stored), so every role may use it."""
     from apps.catalog.compare import FIELDS
-    from apps.catalog.importers.instances import INSTANCE_FORMATS, published_compare
-    from apps.catalog.importers.tables import ImportFile
+    from apps.catalog.importers import INSTANCES, ImportFile, format_names
+    from apps.catalog.importers.instances import published_compare
     from apps.core.errors import ImportRejected
 
     dataset = get_object_or_404(Dataset, pk=pk)
     context = {
         "dataset": dataset,
-        "formats": INSTANCE_FORMATS,
+        "formats": format_names(kind=INSTANCES),
         "fields": FIELDS,
         "fmt": "",
         "report": None,
@@ -266,7 +266,7 @@ def dataset_compare_published(request: HttpRequest, pk: int) -> HttpResponse:
             for upload in request.FILES.getlist("files")
         ]
         fmt = request.POST.get("format", "")
-        context["fmt"] = fmt if fmt in INSTANCE_FORMATS else ""
+        context["fmt"] = fmt if fmt in context["formats"] else ""
         if not uploads:
             context["problems"] = ["Choose one or more published instance files."]
         else:

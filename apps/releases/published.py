@@ -2,7 +2,7 @@
 in the source's own layout (BBQ jsonl, BharatBBQ csv, EsBBQ/CaBBQ csv or jsonl).
 
 The file is a zip archive with one entry per source file, under its original name, each equal
-byte for byte to the file that was imported (apps.catalog.importers.instance_formats renders
+byte for byte to the file that was imported (apps.catalog.importers.layouts renders
 them). The archive itself is deterministic (fixed timestamps, entries by name), so the same
 release content always has the same checksum.
 
@@ -25,7 +25,8 @@ from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast
 
 from apps.catalog.bulk import INSTANCE_TEXT_COLUMNS
-from apps.catalog.importers.instance_formats import INSTANCE_FORMATS, render_file
+from apps.catalog.importers.formats import INSTANCES, format_find
+from apps.catalog.importers.layouts import published_file_render
 from apps.catalog.models import Instance
 
 from .models import FileFormat, FileKind, Release, ReleaseFile
@@ -55,7 +56,8 @@ _FIELDS = (
 
 
 def release_is_published(*, release: Release) -> bool:
-    return release.dataset.source_format in INSTANCE_FORMATS
+    found = format_find(name=release.dataset.source_format)
+    return found is not None and found.kind == INSTANCES
 
 
 def _published_instances(release: Release):
@@ -106,7 +108,9 @@ def published_file_write(
                 info.external_attr = 0o644 << 16
                 counted = _counting(rows)
                 with archive.open(info, "w") as entry:
-                    for chunk in _joined(render_file(fmt, file_name, counted)):
+                    for chunk in _joined(
+                        published_file_render(fmt=fmt, file_name=file_name, rows=counted)
+                    ):
                         entry.write(chunk.encode("utf-8"))
                 written += counted.count  # type: ignore[attr-defined]
         raw.flush()

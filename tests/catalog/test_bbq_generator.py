@@ -1,4 +1,4 @@
-"""BBQ's generator reproduced (apps/catalog/generators/bbq*.py): each pairing rule and quirk on
+"""BBQ's generator reproduced (apps/catalog/benchmarks/bbq/): each pairing rule and quirk on
 miniature data, with the expected output worked out by hand from BBQ's scripts. No database."""
 
 from __future__ import annotations
@@ -7,9 +7,8 @@ from collections import Counter
 
 import pytest
 
-from apps.catalog.generators import bbq_draws
-from apps.catalog.generators.bbq import BbqGenerator, normalise_group, slot
-from apps.catalog.generators.bbq_draws import Draw, DrawError, return_list_from_string
+from apps.catalog.benchmarks.bbq.draws import Draw, DrawError, return_list_from_string
+from apps.catalog.benchmarks.bbq.generator import BbqGenerator, draws_for, normalise_group, slot
 from apps.catalog.instantiation import TemplateSpec
 
 RELIGIONS = [["Religion", "", name, ""] for name in ("Muslim", "Christian", "Jewish", "Hindu")]
@@ -105,7 +104,7 @@ def test_names_column_pairs_name1_with_name2_in_one_order() -> None:
 
 
 def bbq_gen_unknowns() -> set[str]:
-    from apps.catalog.generators.bbq import UNKNOWN_OPTIONS
+    from apps.catalog.benchmarks.bbq.generator import UNKNOWN_OPTIONS
 
     return set(UNKNOWN_OPTIONS)
 
@@ -213,7 +212,7 @@ def test_race_proper_names_get_a_last_name_of_their_ethnicity() -> None:
         {"proper_nouns_only": "TRUE", "known_stereotyped_groups": '["Black"]'},
         proper_names=ETHNIC,
     )
-    draws = bbq_draws.draws_for(s.generator_data, __import__("random").Random("0:T-1"))
+    draws = draws_for(s.generator_data, __import__("random").Random("0:T-1"))
     assert len(draws) == 5 * 5 * 2
     for draw in draws:
         first, last = draw.name1.split(" ")

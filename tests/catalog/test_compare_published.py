@@ -143,7 +143,7 @@ def test_categories_and_conditions_are_kept_apart() -> None:
 
 def test_format_detection() -> None:
     def detect(name: str) -> str | None:
-        return published_format_detect(ImportFile(name, (MINI / name).read_bytes()))
+        return published_format_detect(upload=ImportFile(name, (MINI / name).read_bytes()))
 
     assert detect("Age.jsonl") == "bbq-instances"
     assert detect("Caste_examples.csv") == "bharatbbq-instances"

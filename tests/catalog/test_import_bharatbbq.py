@@ -9,7 +9,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from apps.catalog.generators.bharatbbq import UNKNOWN_ANSWERS
+from apps.catalog.benchmarks.bharatbbq.generator import UNKNOWN_ANSWERS
 from apps.catalog.importers import benchmark_import
 from apps.catalog.models import Dataset, Finding, Instance, Template, TemplateVersion
 from apps.catalog.services import dataset_instantiate, instantiation_plan

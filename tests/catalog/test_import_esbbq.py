@@ -9,7 +9,9 @@ from typing import Any
 
 import pytest
 
-from apps.catalog.generators import esbbq, esbbq_text
+from apps.catalog.benchmarks.esbbq import published, script
+from apps.catalog.benchmarks.esbbq import text as esbbq_text
+from apps.catalog.benchmarks.esbbq.filling import EsbbqInstance
 from apps.catalog.importers import ImportFile, benchmark_import, parse_import
 from apps.catalog.models import Instance, Template
 from apps.catalog.services import dataset_instantiate, instantiation_plan
@@ -103,14 +105,14 @@ def proper_names_file(rows: list[list[Any]]) -> ImportFile:
     return ImportFile("vocabulary_proper_names.xlsx", workbook(PROPER_NAME_COLUMNS, rows))
 
 
-def instances_of(files: list[ImportFile], fmt: str = "esbbq") -> list[esbbq.EsbbqInstance]:
+def instances_of(files: list[ImportFile], fmt: str = "esbbq") -> list[EsbbqInstance]:
     result = parse_import(fmt=fmt, files=files)
     assert result.problems == []
     language = "es" if fmt == "esbbq" else "ca"
     return [
         instance
         for record in result.templates
-        for instance in esbbq.generate(record.content["generator_data"], language)
+        for instance in script.generate(record.content["generator_data"], language)
     ]
 
 
@@ -164,8 +166,8 @@ def test_flips_dedup_answer_order_and_capitalisation() -> None:
 def test_published_row_is_the_csv_line_pandas_writes() -> None:
     result = parse_import(fmt="esbbq", files=[templates_file([AGE])])
     data = result.templates[0].content["generator_data"]
-    first = esbbq.generate(data, "es")[0]
-    row = esbbq.published_row(0, esbbq.template_fields(data["row"]), first)
+    first = script.generate(data, "es")[0]
+    row = published.published_row(0, published.template_fields(data["row"]), first)
     assert row == [
         "0", "1", "a", "t", "original", "neg", "ambig", "Age", "", "analfabetismo tecnológico",
         "['old']", "['abuelo', 'old']", "['nieto', 'nonOld']", "['unknown', 'unknown']", "m",
@@ -275,7 +277,7 @@ def test_name2_from_the_vocabulary_rows_marked_not_stereotyped() -> None:
     [record] = result.templates
     assert record.content["placeholders"] == {"NAME1": ["gay"], "NAME2": ["hetero"]}
     assert any("heterosexual is left out" in note for note in result.skipped)
-    instances = esbbq.generate(record.content["generator_data"], "es")
+    instances = script.generate(record.content["generator_data"], "es")
     assert instances[0].context == "Hablé con una persona gay y otra hetero."
 
 
@@ -493,7 +495,7 @@ def test_import_and_instantiate_store_the_published_instances() -> None:
     assert instantiation_plan(dataset=dataset).total == 12
     assert dataset_instantiate(dataset=dataset)["created"] == 12
     stored = list(Instance.objects.filter(dataset=dataset).order_by("example_id"))
-    expected = esbbq.generate(version.generator_data, "es")
+    expected = script.generate(version.generator_data, "es")
     assert [
         (s.example_id, s.context, s.question, s.label, s.ans0, s.ans1, s.ans2, s.answer_info)
         for s in stored
@@ -530,6 +532,6 @@ def test_an_edited_text_is_what_gets_generated() -> None:
     assert first.context == "Ayer vi a un abuelo con su nieto."
     # The published wording is untouched in the version as imported.
     original = template.versions.get(number=1)
-    assert esbbq.generate(original.generator_data, "es")[0].context == (
+    assert script.generate(original.generator_data, "es")[0].context == (
         "La semana pasada vi a un abuelo con su nieto."
     )

@@ -16,8 +16,8 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from apps.catalog.importers.instance_formats import render_file
 from apps.catalog.importers.instances import instances_import, instances_parse
+from apps.catalog.importers.layouts import published_file_render
 from apps.catalog.importers.tables import ImportFile
 from apps.catalog.models import Dataset, Finding, Instance
 from apps.core.errors import ImportRejected
@@ -34,9 +34,11 @@ def written_back(fmt: str, name: str) -> bytes:
     """Parse a miniature and write it back from the parsed fields alone (no database)."""
     parse = instances_parse(fmt=fmt, files=[mini(name)])
     assert parse.problems == []
-    return "".join(render_file(fmt, name, (record.values for record in parse.records))).encode(
-        "utf-8"
-    )
+    return "".join(
+        published_file_render(
+            fmt=fmt, file_name=name, rows=(record.values for record in parse.records)
+        )
+    ).encode("utf-8")
 
 
 @pytest.mark.parametrize(

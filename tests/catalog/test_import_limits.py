@@ -12,7 +12,8 @@ import zipfile
 import pytest
 from openpyxl import Workbook
 
-from apps.catalog.importers.tables import ImportFile, TableError, TableLimits, read_table
+from apps.catalog.importers.limits import TableError, TableLimits
+from apps.catalog.importers.tables import ImportFile, read_table
 
 HEADER = ["Q_id", "Category", "Names"]
 
@@ -116,7 +117,7 @@ def test_a_sheet_that_declares_less_than_it_holds_is_still_stopped_while_read() 
 
 
 def test_the_extent_comes_from_the_zip_directory_and_the_dimension() -> None:
-    from apps.catalog.importers.tables import xlsx_extent
+    from apps.catalog.importers.limits import xlsx_extent
 
     data = xlsx(10, dimension="B2:E11")
     extent = xlsx_extent(data)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from apps.catalog.importers.tables import ImportFile, TableError, header_key, read_table
+from apps.catalog.importers.limits import TableError
+from apps.catalog.importers.tables import ImportFile, header_key, read_table
 from apps.catalog.importers.templates import transformation
 from apps.catalog.importers.values import (
     normalise_text_placeholders,

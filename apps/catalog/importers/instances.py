@@ -17,7 +17,6 @@ import csv
 import json
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from django.db import transaction
@@ -35,14 +34,16 @@ from apps.catalog.models import Dataset, Finding, Instance
 from apps.core.errors import ImportProblem, ImportRejected
 from apps.core.text import nfc
 
-from .instance_formats import INSTANCE_FORMATS, INSTANCE_READERS, InstanceParse, InstanceRecord
+from .formats import INSTANCES, format_find, format_get, format_names
+from .layouts import InstanceParse, InstanceRecord
+from .reports import InstanceImportReport
 from .tables import ImportFile
-
-__all__ = ["INSTANCE_FORMATS", "InstanceImportReport", "instances_import", "instances_parse"]
 
 # A published row sets every Instance column (bulk's one list, noun form, source id and
 # additional metadata included) but a translation's review facts (its database default).
-INSTANCE_COLUMNS = tuple(c for c in INSTANCE_ALL_COLUMNS if c not in TRANSLATION_ONLY_COLUMNS)
+PUBLISHED_INSTANCE_COLUMNS = tuple(
+    c for c in INSTANCE_ALL_COLUMNS if c not in TRANSLATION_ONLY_COLUMNS
+)
 # What must be equal for a re-imported row to count as the same instance.
 _CONTENT = (
     "question_index",
@@ -53,34 +54,6 @@ _CONTENT = (
 )
 
 
-@dataclass
-class InstanceImportReport:
-    dataset: str
-    format: str
-    files: list[str]
-    dataset_created: bool = False
-    created: int = 0
-    unchanged: int = 0
-    by_category: dict[str, int] = field(default_factory=dict)  # rows read per category
-    # Rows whose text Kasauti's fields could not reproduce; kept verbatim for the export.
-    verbatim: int = 0
-    findings: dict[str, int] = field(default_factory=dict)  # new findings by kind
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    def summary(self) -> list[str]:
-        lines = [
-            f"dataset {self.dataset!r}{' (created)' if self.dataset_created else ''}, "
-            f"format {self.format}, {len(self.files)} file(s)",
-            f"instances: {self.created} created, {self.unchanged} unchanged",
-        ]
-        lines.extend(f"  {name}: {count}" for name, count in self.by_category.items())
-        lines.append(f"rows kept verbatim (layout not reproduced from fields): {self.verbatim}")
-        lines.extend(f"finding {kind}: {count}" for kind, count in self.findings.items())
-        return lines
-
-
 # Columns a model's output carries and a published instance file does not (Kasauti's own
 # prediction files, lm-evaluation-harness samples): such a file goes to the predictions import.
 PREDICTION_COLUMNS = frozenset(
@@ -89,7 +62,7 @@ PREDICTION_COLUMNS = frozenset(
 )  # fmt: skip
 
 
-def predictions_file_problem(upload: ImportFile) -> ImportProblem | None:
+def predictions_file_problem(*, upload: ImportFile) -> ImportProblem | None:
     """A problem when the file's first row (a JSON object's keys or a CSV header) has
     prediction columns: it holds a model's answers, not benchmark instances."""
     head = upload.data[:65536].decode("utf-8", "replace").lstrip("\ufeff")
@@ -115,11 +88,10 @@ def predictions_file_problem(upload: ImportFile) -> ImportProblem | None:
 def instances_parse(*, fmt: str, files: list[ImportFile]) -> InstanceParse:
     """Phase 1: read and check every file; touches no table. Problems are in the result."""
     parse = InstanceParse()
-    reader_class = INSTANCE_READERS.get(fmt)
-    if reader_class is None:
-        parse.problem(
-            "", None, "format", f"unknown format {fmt!r}; use one of {', '.join(INSTANCE_FORMATS)}"
-        )
+    found = format_find(name=fmt)
+    if found is None or found.kind != INSTANCES:
+        names = ", ".join(format_names(kind=INSTANCES))
+        parse.problem("", None, "format", f"unknown format {fmt!r}; use one of {names}")
         return parse
     if not files:
         parse.problem("", None, "files", "no file was given")
@@ -128,9 +100,9 @@ def instances_parse(*, fmt: str, files: list[ImportFile]) -> InstanceParse:
     for name, count in names.items():
         if count > 1:
             parse.problem(name, None, "file", f"given {count} times (file names must differ)")
-    reader = reader_class()
+    reader = found.reader()
     for upload in files:
-        predictions = predictions_file_problem(upload)
+        predictions = predictions_file_problem(upload=upload)
         if predictions is not None:
             parse.problems.append(predictions)
             continue
@@ -202,18 +174,7 @@ def instances_import(
         _write(dataset, new)
         created = {(record.file, record.line) for record in new}
         findings = [f for f in parse.findings if (f.file, f.line) in created]
-        Finding.objects.bulk_create(
-            Finding(
-                dataset=dataset,
-                file=f.file[-300:],
-                line=f.line,
-                field=f.field[:100],
-                kind=f.kind,
-                message=f.message,
-                original=f.original,
-            )
-            for f in findings
-        )
+        Finding.objects.bulk_create(f.as_finding(dataset=dataset) for f in findings)
         report.findings = dict(sorted(Counter(f.kind for f in findings).items()))
     return report
 
@@ -288,13 +249,15 @@ def _write(dataset: Dataset, records: list[InstanceRecord]) -> None:
         name: services.category_get_or_create(name=name)
         for name in sorted({record.category for record in records})
     }
-    instances_insert(instance_rows(dataset, records, categories), columns=INSTANCE_COLUMNS)
+    instances_insert(
+        instance_rows(dataset, records, categories), columns=PUBLISHED_INSTANCE_COLUMNS
+    )
 
 
 def instance_rows(
     dataset: Dataset, records: list[InstanceRecord], categories: dict[str, Any]
 ) -> Iterator[tuple]:
-    """The COPY rows (INSTANCE_COLUMNS order) of the records."""
+    """The COPY rows (PUBLISHED_INSTANCE_COLUMNS order) of the records."""
     now = timezone.now()
     dumps = json.JSONEncoder(ensure_ascii=False).encode
     for combination, record in enumerate(records):
@@ -333,18 +296,16 @@ def instance_rows(
 # --- reproduction report -----------------------------------------------------------------------
 
 
-def published_format_detect(upload: ImportFile) -> str | None:
-    """Which instance format a file is, from its first line (EsBBQ and CaBBQ look alike:
-    esbbq-instances is returned for both; they differ only in language)."""
+def published_format_detect(*, upload: ImportFile) -> str | None:
+    """Which instance format a file is, from its name and first line: the first registered
+    format whose `detect` says so (EsBBQ and CaBBQ look alike: esbbq-instances is returned for
+    both; they differ only in language)."""
     first = upload.data[:4096].decode("utf-8", errors="replace").lstrip("\ufeff").split("\n")[0]
-    if upload.name.lower().endswith(".jsonl"):
-        if '"instance_id"' in first:
-            return "esbbq-instances"
-        return "bbq-instances" if '"example_id"' in first else None
-    columns = first.strip().split(",")
-    if "Qid" in columns and "Option1" in columns:
-        return "bharatbbq-instances"
-    return "esbbq-instances" if "instance_id" in columns else None
+    for name in format_names(kind=INSTANCES):
+        detect = format_get(name=name).detect
+        if detect is not None and detect(upload.name, first):
+            return name
+    return None
 
 
 def published_compare(
@@ -354,7 +315,7 @@ def published_compare(
     Raises ImportRejected if a file cannot be read."""
     problems: list[ImportProblem] = []
     if not fmt:
-        found = {published_format_detect(upload) for upload in files}
+        found = {published_format_detect(upload=upload) for upload in files}
         if None in found or len(found) != 1:
             problems.append(
                 ImportProblem(
@@ -362,7 +323,7 @@ def published_compare(
                     None,
                     "format",
                     "cannot tell the format of every file (or they differ); give it with "
-                    f"--format ({', '.join(INSTANCE_FORMATS)})",
+                    f"--format ({', '.join(format_names(kind=INSTANCES))})",
                 )
             )
         else:
@@ -378,7 +339,7 @@ def published_compare(
             .values_list("language", flat=True)
             .distinct()
         )
-        language = languages.pop() if len(languages) == 1 else INSTANCE_READERS[fmt].language
+        language = languages.pop() if len(languages) == 1 else format_get(name=fmt).language
     published = [
         compare.Item(
             category=record.category,

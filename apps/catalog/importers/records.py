@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from apps.catalog.models import Dataset, Finding
 from apps.core.errors import ImportProblem
 
 
@@ -19,6 +20,21 @@ class FindingRecord:
     kind: str
     message: str
     original: str = ""
+
+    def as_finding(self, *, dataset: Dataset, **target: Any) -> Finding:
+        """The catalog Finding of this record (cut to its columns' lengths), attached to what
+        `target` names (template_version=, sentence_pair= or context_sentence=; none: the
+        dataset alone)."""
+        return Finding(
+            dataset=dataset,
+            file=self.file[-300:],
+            line=self.line,
+            field=self.field[:100],
+            kind=self.kind[:50],
+            message=self.message,
+            original=self.original,
+            **target,
+        )
 
 
 @dataclass

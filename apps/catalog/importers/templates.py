@@ -12,20 +12,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from apps.catalog import generators, instantiation
-from apps.catalog.models import ReviewStatus, TransformationType
+from apps.catalog.models import ReviewStatus, TemplateVersion, TransformationType
 
 from .records import ParseResult, TemplateRecord
 from .tables import Row, Table
 from .values import normalise_text_placeholders, parse_placeholder_lists, unknown_placeholders
 
-TEXT_FIELDS = (
-    "ambiguous_context",
-    "disambiguating_context",
-    "question_negative",
-    "question_non_negative",
-    "answer_negative",
-    "answer_non_negative",
-)
 NAME_AXES = instantiation.NAME_AXES
 STEREOTYPICAL = instantiation.STEREOTYPICAL
 ANTI_STEREOTYPICAL = instantiation.ANTI_STEREOTYPICAL
@@ -73,7 +65,10 @@ class TemplateDraft:
 
 def read_texts(row: Row, columns: dict[str, str]) -> dict[str, str]:
     """The six template texts with placeholders normalised; empty answers get defaults."""
-    texts = {name: normalise_text_placeholders(row.get(columns[name])) for name in TEXT_FIELDS}
+    texts = {
+        name: normalise_text_placeholders(row.get(columns[name]))
+        for name in TemplateVersion.TEXT_FIELDS
+    }
     default_answers(texts)
     return texts
 

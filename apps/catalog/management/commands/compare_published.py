@@ -12,8 +12,8 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from apps.catalog.compare import FIELDS
-from apps.catalog.importers.instances import INSTANCE_FORMATS, published_compare
-from apps.catalog.importers.tables import ImportFile
+from apps.catalog.importers import INSTANCES, ImportFile, format_names
+from apps.catalog.importers.instances import published_compare
 from apps.catalog.models import Dataset
 from apps.core.errors import ImportRejected
 
@@ -26,7 +26,7 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="Print the report as JSON.")
         parser.add_argument(
             "--format",
-            choices=INSTANCE_FORMATS,
+            choices=format_names(kind=INSTANCES),
             default="",
             dest="fmt",
             help="Format of the files (detected from their first line if not given).",

@@ -7,8 +7,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from apps.catalog.importers import FORMATS, ImportFile, benchmark_import, parse_import
-from apps.catalog.importers.instances import INSTANCE_FORMATS, instances_import, instances_parse
+from apps.catalog.importers import ImportFile, benchmark_import, format_names, parse_import
 from apps.core.errors import ImportProblem, ImportRejected
 
 
@@ -21,9 +20,7 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser) -> None:
-        parser.add_argument(
-            "--format", required=True, choices=FORMATS + INSTANCE_FORMATS, dest="fmt"
-        )
+        parser.add_argument("--format", required=True, choices=format_names(), dest="fmt")
         parser.add_argument("--dataset", required=True, help="Dataset name.")
         parser.add_argument(
             "--language",
@@ -81,32 +78,24 @@ class Command(BaseCommand):
             if missing:
                 # Still check the readable files, so one run reports every problem.
                 parsed = (
-                    (
-                        instances_parse(fmt=fmt, files=uploads)
-                        if fmt in INSTANCE_FORMATS
-                        else parse_import(
-                            fmt=fmt, files=uploads, language=language, category=category, seed=seed
-                        )
+                    parse_import(
+                        fmt=fmt, files=uploads, language=language, category=category, seed=seed
                     )
                     if uploads
                     else None
                 )
                 raise ImportRejected(missing + (parsed.problems if parsed else []))
-            if fmt in INSTANCE_FORMATS:
-                # Published instance files (BBQ data/*.jsonl, ...): instances, no templates.
-                report = instances_import(
-                    dataset_name=dataset, fmt=fmt, files=uploads, strict=strict
-                )
-            else:
-                report = benchmark_import(
-                    dataset_name=dataset,
-                    fmt=fmt,
-                    files=uploads,
-                    language=language,
-                    category=category,
-                    seed=seed,
-                    strict=strict,
-                )
+            # Template sets, or published instance files (BBQ data/*.jsonl, ...): the format's
+            # kind decides, and which report comes back.
+            report = benchmark_import(
+                dataset_name=dataset,
+                fmt=fmt,
+                files=uploads,
+                language=language,
+                category=category,
+                seed=seed,
+                strict=strict,
+            )
         except ImportRejected as rejected:
             if as_json:
                 problems = [problem.as_dict() for problem in rejected.problems]

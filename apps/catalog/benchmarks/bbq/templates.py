@@ -14,7 +14,7 @@ The files are told apart by their columns, not their names:
   Race_x_SES, Known_stereotyped_race, Known_stereotyped_var2, Var2_info, Names,
   Proper_nouns_only (and Stated_gender_info for Race_x_SES).
 
-A template is instantiated by BBQ's own generator (apps/catalog/generators/bbq.py): the
+A template is instantiated by BBQ's own generator (generator.py): the
 reader keeps the cells that generator reads, as published, plus the vocabulary rows it draws
 from, in `generator_data`, with the seed of the import. BBQ's category is the file's (the
 generator's `cat`); a Category cell that names another category is a finding, as are every
@@ -29,20 +29,22 @@ import re
 from collections import Counter
 from typing import Any
 
-from apps.catalog.generators.bbq import UNKNOWN_OPTIONS, BbqGenerator, option_roles
-from apps.catalog.generators.bbq_draws import INTERSECTIONAL, return_list_from_string
+from apps.catalog.importers.base import Reader
+from apps.catalog.importers.records import FindingRecord, ParseResult, TemplateRecord
+from apps.catalog.importers.tables import Row, Table, apply_aliases, missing_columns
+from apps.catalog.importers.values import parse_group_list
 from apps.catalog.instantiation import (
     ANTI_STEREOTYPICAL,
     STEREOTYPED,
     STEREOTYPICAL,
     TemplateSpec,
 )
-from apps.catalog.models import NounForm, ReviewStatus
+from apps.catalog.models import NounForm, ReviewStatus, TemplateVersion
 
-from .base import Reader
-from .records import FindingRecord, ParseResult, TemplateRecord
-from .tables import Row, Table, apply_aliases, missing_columns
-from .values import parse_group_list
+from . import GENERATOR
+from .draws import INTERSECTIONAL
+from .findings import row_findings
+from .generator import UNKNOWN_OPTIONS, BbqGenerator, option_roles
 
 CATEGORIES = (
     "Age",
@@ -61,14 +63,8 @@ _FILE_CATEGORY = re.compile(r"new_templates\s*-\s*(.+?)\.csv$", re.IGNORECASE)
 # The Category cell of Race_x_gender rows says Gender_x_race; the results script maps it.
 _CATEGORY_ALIASES = {"genderxrace": "Race_x_gender"}
 ALIASES = {"question_negative_stereotype": "question_negative"}
-TEXTS = {
-    "ambiguous_context": "ambiguous_context",
-    "disambiguating_context": "disambiguating_context",
-    "question_negative": "question_negative",
-    "question_non_negative": "question_non_negative",
-    "answer_negative": "answer_negative",
-    "answer_non_negative": "answer_non_negative",
-}
+# The six template texts, each under its own name (Question_negative_stereotype is aliased).
+TEXTS = {name: name for name in TemplateVersion.TEXT_FIELDS}
 # Columns the original generator reads from every row: without them it cannot run.
 REQUIRED = ("q_id", "category", *TEXTS, "lexical_diversity", "notes")
 REQUIRED_SINGLE = ("known_stereotyped_groups",)
@@ -96,7 +92,6 @@ ROW_CELLS = (
     "var2_info",
     "stated_gender_info",
 )
-_PLACEHOLDER = re.compile(r"\{\{[^{}]*\}\}")
 
 
 def loose(text: str) -> str:
@@ -261,7 +256,9 @@ class BbqReader(Reader):
             return
         drawn = list(generator.drawn_combinations(spec))
         combinations = [combination for _, combination in drawn]
-        findings.extend(_findings(table, row, combinations))
+        findings.extend(
+            row_findings(table=table, row=row, combinations=combinations, text_columns=TEXTS)
+        )
         undecided = sum(
             1 for draw, combo in drawn if not option_roles(spec, draw, combo.answer_info)
         )
@@ -291,7 +288,7 @@ class BbqReader(Reader):
             "pairing": pairing,
             "proper_noun": proper,
             "noun_form": NounForm.PROPER_NAME.value if proper else NounForm.GROUP_LABEL.value,
-            "generator": "bbq",
+            "generator": GENERATOR,
             "generator_data": data,
             "stereotyped_groups": groups,
             "non_stereotyped_groups": [],
@@ -359,73 +356,3 @@ def _placeholders(combinations: list) -> dict[str, list[str]]:
             if name != "subcategory":
                 values.setdefault(name, {})[value] = None
     return {name: list(found) for name, found in values.items()}
-
-
-def _findings(table: Table, row: Row, combinations: list) -> list[FindingRecord]:
-    """Defects of the published row, seen in what BBQ's generator makes of it (one finding per
-    kind and field, with how many instances it touches)."""
-    file, line = table.file, row.line
-    out: list[FindingRecord] = []
-    if not combinations:
-        out.append(
-            FindingRecord(
-                file, line, table.label("names") if table.has("names") else "Names",
-                "no-instances",
-                "BBQ's generator makes no instance of this row (no second group to pair with)",
-                row.get_raw("names"),
-            )
-        )  # fmt: skip
-        return out
-    missing = overlap = 0
-    unfilled: dict[str, set[str]] = {}
-    for combo in combinations:
-        named = [
-            combo.answer_info[f"ans{i}"]
-            for i, role in enumerate(combo.option_roles)
-            if role != "unknown"
-        ]
-        missing += sum(1 for info in named if info == ["", ""])
-        if len(named) == 2 and named[0] == named[1] and named[0] != ["", ""]:
-            overlap += 1
-        texts = [text for variant in combo.variants for text in variant[4:6]]
-        for text in texts + list(combo.answers):
-            for token in _PLACEHOLDER.findall(text):
-                unfilled.setdefault(token, set())
-    if missing:
-        out.append(
-            FindingRecord(
-                file, line, table.label("answer_negative"), "answer-info-missing",
-                f"in {missing} of {len(combinations)} answer sets an answer names no NAME as "
-                "BBQ's generator looks for it, so its answer_info is empty ['', '']",
-                row.get_raw("answer_negative"),
-            )
-        )  # fmt: skip
-    for token in sorted(unfilled):
-        out.append(
-            FindingRecord(
-                file, line, table.label("lexical_diversity"), "unfilled-placeholder",
-                f"{token} is left in the generated text (nothing fills it, as published)",
-                row.get_raw("lexical_diversity"),
-            )
-        )  # fmt: skip
-    lex = row.get_raw("lexical_diversity")
-    uses_word2 = any("{{WORD2}}" in row.get_raw(key) for key in TEXTS)
-    if len(lex) > 1 and uses_word2 and len(return_list_from_string(lex)[1]) <= 1:
-        out.append(
-            FindingRecord(
-                file, line, table.label("lexical_diversity"), "unfilled-placeholder",
-                "{{WORD2}} is used but Lexical_diversity gives it no list of two or more values "
-                "(or not as its last entry): BBQ's generator writes it as an empty string",
-                lex,
-            )
-        )  # fmt: skip
-    if overlap:
-        out.append(
-            FindingRecord(
-                file, line, table.label("answer_non_negative"), "answer-info-overlap",
-                f"in {overlap} of {len(combinations)} answer sets both answers contain the same "
-                "NAME, so BBQ's generator gives them the same answer_info",
-                row.get_raw("answer_non_negative"),
-            )
-        )  # fmt: skip
-    return out

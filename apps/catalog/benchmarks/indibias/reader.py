@@ -21,13 +21,12 @@ from __future__ import annotations
 
 import re
 
+from apps.catalog.importers.base import Reader
+from apps.catalog.importers.records import PairRecord, ParseResult, TupleRecord
+from apps.catalog.importers.tables import Row, Table, apply_aliases, missing_columns
+from apps.catalog.importers.values import parse_group_list, parse_int
 from apps.catalog.models import SentencePair, StereotypeConcept
 from apps.core.errors import ImportProblem
-
-from .base import Reader
-from .records import PairRecord, ParseResult, TupleRecord
-from .tables import Row, Table, apply_aliases, missing_columns
-from .values import parse_group_list, parse_int
 
 PAIR_ALIASES = {
     "id": "index",

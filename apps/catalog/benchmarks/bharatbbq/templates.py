@@ -1,6 +1,6 @@
 """BharatBBQ (sahoonihar/BharatBBQ `BharatBBQ_Dataset/Templates/<Category>.csv`), read as its
 own generator (`create_examples.ipynb`) reads it, with every deviation from clean data kept as
-a finding. The templates instantiate with the "bharatbbq" generator (generators/bharatbbq.py).
+a finding. The templates instantiate with the "bharatbbq" generator (generator.py).
 
 Columns (matched by name, any order, extra columns ignored). Required: Q_id, Category,
 Ambiguous_Context, Disambiguating_Context, Names, Pairing, Question_negative (or
@@ -39,25 +39,25 @@ import ast
 import re
 from dataclasses import dataclass
 
-from apps.catalog.generators.bharatbbq import UNKNOWN_ANSWERS
-from apps.catalog.instantiation import answer_name, placeholders_used
-from apps.catalog.models import NounForm
-
-from .base import Reader
-from .records import FindingRecord, ParseResult, TemplateRecord
-from .tables import Row, Table, apply_aliases, missing_columns
-from .templates import (
+from apps.catalog.importers.base import Reader
+from apps.catalog.importers.records import FindingRecord, ParseResult, TemplateRecord
+from apps.catalog.importers.tables import Row, Table, apply_aliases, missing_columns
+from apps.catalog.importers.templates import (
     ANTI_STEREOTYPICAL,
     NAME_AXES,
     STEREOTYPICAL,
-    TEXT_FIELDS,
     TemplateDraft,
     default_answers,
     finish_template,
     notes_text,
     transformation,
 )
-from .values import parse_group_list
+from apps.catalog.importers.values import parse_group_list
+from apps.catalog.instantiation import answer_name, placeholders_used
+from apps.catalog.models import NounForm, TemplateVersion
+
+from . import GENERATOR
+from .generator import UNKNOWN_ANSWERS
 
 ALIASES = {
     "question_negative_stereotype": "question_negative",
@@ -68,13 +68,13 @@ ALIASES = {
 REQUIRED = (
     "q_id",
     "category",
-    *TEXT_FIELDS,
+    *TemplateVersion.TEXT_FIELDS,
     "names",
     "pairing",
     "known_stereotyped_groups",
 )
 COLUMNS = {
-    **{name: name for name in TEXT_FIELDS},
+    **{name: name for name in TemplateVersion.TEXT_FIELDS},
     "names": "names",
     "lexical": "lexical_diversity",
     "pairing": "pairing",
@@ -252,7 +252,9 @@ class BharatBbqReader(Reader):
         defined = set(placeholders)
         # The texts as published, spaces at their ends included: the notebook keeps them (an
         # ambiguous context ending in a space gives a double space before the disambiguation).
-        texts = {name: normalise_text(row.get_raw(name), defined) for name in TEXT_FIELDS}
+        texts = {
+            name: normalise_text(row.get_raw(name), defined) for name in TemplateVersion.TEXT_FIELDS
+        }
         empty = [
             name for name in ("answer_negative", "answer_non_negative") if not texts[name].strip()
         ]
@@ -328,7 +330,7 @@ class BharatBbqReader(Reader):
         extra = {
             "proper_noun": noun_form == NounForm.PROPER_NAME,
             "noun_form": noun_form.value,
-            "generator": "bharatbbq",
+            "generator": GENERATOR,
             "generator_data": (
                 {"unknown_expressions": list(UNKNOWN_ANSWERS)} if self.language == "en" else {}
             ),

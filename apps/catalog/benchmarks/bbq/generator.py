@@ -30,7 +30,8 @@ from apps.catalog.instantiation import (
     TemplateSpec,
 )
 
-from .bbq_draws import INTERSECTIONAL, Draw, DrawError, draws_for
+from .draws import INTERSECTIONAL, Draw, DrawError, single_category_draws
+from .draws_intersectional import intersectional_draws
 
 # BBQ's `unknown_options`, used when generator_data does not carry its own list.
 UNKNOWN_OPTIONS = (
@@ -47,6 +48,13 @@ UNKNOWN_OPTIONS = (
 )
 _A_BEFORE_VOWEL = re.compile(r"(\s[aA])(\s[aAeEiIoOuU])")
 _VOWEL_START = re.compile(r"^[aeiou]")
+
+
+def draws_for(data: dict, rng: random.Random) -> list[Draw]:
+    """The draws of one template row: BBQ's intersectional loops or its single-category ones."""
+    if data.get("category") in INTERSECTIONAL:
+        return intersectional_draws(data, rng)
+    return single_category_draws(data, rng)
 
 
 def rng_for(spec: TemplateSpec) -> random.Random:

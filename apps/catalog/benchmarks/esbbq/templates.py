@@ -12,7 +12,7 @@ answer_negative, answer_non_negative, stereotyped_groups. Optional: version, lab
 subcategory, names, lexical_diversity, relevant_social_values, non_stereotyped_groups,
 NAME1_info, NAME2_info, stated_gender_info, proper_nouns_only, esbbq_source.
 
-Every template version is instantiated by generators/esbbq.py (EsBBQ's own rules) from the row
+Every template version is instantiated by script.py (EsBBQ's own rules) from the row
 and the vocabulary kept in `generator_data`, so the instances are the published ones. A row the
 original script would stop on is rejected with its reason; defects it lets through are
 findings (duplicate ids).
@@ -22,14 +22,17 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from apps.catalog.generators import esbbq as generator
+from apps.catalog.importers.base import Reader
+from apps.catalog.importers.records import FindingRecord, ParseResult, TemplateRecord
+from apps.catalog.importers.tables import Row, Table, missing_columns
+from apps.catalog.importers.values import normalise_text_placeholders
 from apps.catalog.models import NounForm, ReviewStatus
 
-from .base import Reader
-from .esbbq_vocabulary import VocabularySheets, classify, strip_language
-from .records import FindingRecord, ParseResult, TemplateRecord
-from .tables import Row, Table, missing_columns
-from .values import normalise_text_placeholders
+from . import GENERATOR, script
+from .filling import EsbbqInstance
+from .published import template_fields
+from .text import GenerationError, is_set, parse_list
+from .vocabulary import VocabularySheets, classify, strip_language
 
 REQUIRED_COLUMNS = (
     "esbbq_template_id",
@@ -43,14 +46,6 @@ REQUIRED_COLUMNS = (
     "stereotyped_groups",
 )
 # Kasauti's template text fields and the EsBBQ columns they come from.
-TEXT_COLUMNS = {
-    "ambiguous_context": "ambiguous_context",
-    "disambiguating_context": "disambiguating_context",
-    "question_negative": "question_negative_stereotype",
-    "question_non_negative": "question_non_negative",
-    "answer_negative": "answer_negative",
-    "answer_non_negative": "answer_non_negative",
-}
 # Older template releases name a few columns differently.
 ALIASES = {
     "template_id": "esbbq_template_id",
@@ -144,8 +139,8 @@ class EsBbqReader(Reader):
             "proper_names": sheets.proper_names,
         }
         try:
-            instances = generator.generate(data, self.language)
-        except generator.GenerationError as error:
+            instances = script.generate(data, self.language)
+        except GenerationError as error:
             column = _error_column(str(error))
             message = str(error)
             if not sheets.given and message.startswith(("No names", "no white", "proper name")):
@@ -210,7 +205,7 @@ def _content(
     table: Table,
     row: Row,
     data: dict[str, Any],
-    instances: list[generator.EsbbqInstance],
+    instances: list[EsbbqInstance],
     language: str,
 ) -> dict[str, Any]:
     """The TemplateVersion content: the texts as written, and for display the values each
@@ -227,8 +222,8 @@ def _content(
     negative_axis = "NAME1" if "NAME1" in row.get("answer_negative") else "NAME2"
     other_axis = "NAME2" if negative_axis == "NAME1" else "NAME1"
     target = negative_axis if stereotyped_answer_is_negative else other_axis
-    proper = generator.is_set(row.get("proper_nouns_only"))
-    fields = generator.template_fields(data["row"])
+    proper = is_set(row.get("proper_nouns_only"))
+    fields = template_fields(data["row"])
     notes = {
         table.label("label"): row.get("label"),
         table.label("relevant_social_values"): row.get("relevant_social_values"),
@@ -237,9 +232,10 @@ def _content(
         table.label("name2_info"): row.get("name2_info"),
     }
     texts = {
-        name: normalise_text_placeholders(row.get(column)) for name, column in TEXT_COLUMNS.items()
+        name: normalise_text_placeholders(row.get(column))
+        for name, column in script.TEXT_COLUMNS.items()
     }
-    data["texts"] = texts  # as imported: an edited text is told apart (generators.esbbq)
+    data["texts"] = texts  # as imported: an edited text is told apart (generator.edited_data)
     return {
         **texts,
         "language": language,
@@ -249,10 +245,10 @@ def _content(
         "pairing": "stereotypical" if stereotyped_answer_is_negative else "anti-stereotypical",
         "proper_noun": proper,
         "noun_form": NounForm.PROPER_NAME.value if proper else NounForm.COMMON_NOUN.value,
-        "generator": generator.GENERATOR,
+        "generator": GENERATOR,
         "generator_data": data,
         "stereotyped_groups": fields["stereotyped_groups"],
-        "non_stereotyped_groups": generator.parse_list(row.get("non_stereotyped_groups")),
+        "non_stereotyped_groups": parse_list(row.get("non_stereotyped_groups")),
         "subcategory": row.get("subcategory"),
         "source": "\n".join(fields["source"]),
         "notes": "\n".join(f"{label}: {value}" for label, value in notes.items() if value),

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .records import ParseResult
-from .tables import Table
+from apps.catalog.importers.records import ParseResult
+from apps.catalog.importers.tables import Table
 
 LANGUAGES = ("es", "ca")
 VOCABULARY_FIELDS = ("category", "subcategory", "name", "f", "name_def", "f_def", "information")

@@ -16,12 +16,11 @@ from __future__ import annotations
 
 import re
 
+from apps.catalog.importers.base import Reader
+from apps.catalog.importers.records import ContextSetRecord, FindingRecord, ParseResult
+from apps.catalog.importers.tables import Row, Table, missing_columns
+from apps.catalog.importers.values import parse_int
 from apps.catalog.models import ContextSentence
-
-from .base import Reader
-from .records import ContextSetRecord, FindingRecord, ParseResult
-from .tables import Row, Table, missing_columns
-from .values import parse_int
 
 REQUIRED = ("context_id", "sentence", "type")
 _FILE_NAME_RE = re.compile(r"IndiCASA_dataset\s*-\s*(.+?)\.(?:csv|xlsx)$", re.IGNORECASE)
