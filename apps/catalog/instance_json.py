@@ -87,12 +87,14 @@ def _object(pairs: list[tuple[str, str]]) -> str:
     return f"({_members(pairs, first=True)} || '}}')"
 
 
-def _columns(model, alias: str, names, *, null: bool = False) -> list[tuple[str, str]]:
-    """(name, JSON SQL) of columns of `model` under `alias`; `null` for an outer-joined one.
-    The page subquery's columns are named by their fields' attnames (PAGE_COLUMNS)."""
+def _columns(
+    model, alias: str, names, *, null: bool = False, attnames: bool = False
+) -> list[tuple[str, str]]:
+    """(name, JSON SQL) of columns of `model` under `alias`; `null` for an outer-joined one;
+    `attnames` for the page subquery, whose columns values() names by attname."""
     fields = [model._meta.get_field(name) for name in names]
     return [
-        (f.name, _json(f, f'{alias}."{f.attname if alias == "i" else f.column}"', null=null))
+        (f.name, _json(f, f'{alias}."{f.attname if attnames else f.column}"', null=null))
         for f in fields
     ]
 
@@ -113,7 +115,7 @@ def _page_sql() -> str:
     with PAGE_COLUMNS), each row as `id, <the API's JSON object as text>`, in `{order}`."""
     instance, version = Instance._meta, TemplateVersion._meta
     names = [name for name in INSTANCE_JSON_FIELDS if name not in ("category", "provenance")]
-    pairs = dict(_columns(Instance, "i", [*names, "combination", "name_order"]))
+    pairs = dict(_columns(Instance, "i", [*names, "combination", "name_order"], attnames=True))
     pairs["category"] = _json(Category._meta.get_field("name"), 'c."name"')
     found = [
         *_columns(TemplateVersion, "v", ["template"]),
