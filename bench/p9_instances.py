@@ -227,17 +227,18 @@ def _stop(process: subprocess.Popen) -> None:
         process.wait()
 
 
-def _cpu_seconds(pids) -> float:
-    """utime + stime of these processes (those still running)."""
+def _cpu_seconds(pids) -> tuple[float, float]:
+    """(user, system) CPU seconds of these processes (those still running). System time is
+    mostly the loopback socket work of sending ~100 KB pages, user time is Python's."""
     ticks = os.sysconf("SC_CLK_TCK")
-    total = 0
+    user = system = 0
     for pid in pids:
         try:
             fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        total += int(fields[11]) + int(fields[12])
-    return total / ticks
+        user, system = user + int(fields[11]), system + int(fields[12])
+    return user / ticks, system / ticks
 
 
 def _gunicorn_pids(master: int) -> list[int]:
@@ -345,8 +346,8 @@ def _measure(args, code: Path, token: str, label: str) -> dict:
         load_before = os.getloadavg()[0]
         server_cpu, db_cpu = _cpu_seconds(pids), _cpu_seconds(backends)
         clients, elapsed = _run_clients(args, port, token, args.seconds, check=False)
-        server_cpu = _cpu_seconds(pids) - server_cpu
-        db_cpu = _cpu_seconds(backends) - db_cpu
+        server_cpu = [b - a for a, b in zip(server_cpu, _cpu_seconds(pids), strict=True)]
+        db_cpu = sum(_cpu_seconds(backends)) - sum(db_cpu)
         load_after = os.getloadavg()[0]
     finally:
         _stop(server)
@@ -368,7 +369,10 @@ def _measure(args, code: Path, token: str, label: str) -> dict:
         cuts = "  ".join(f"{k} {_ms(v)} ms" for k, v in _percentiles(values).items())
         print(f"  {name}: {len(values):6} req {len(values) / elapsed:6.1f} req/s  {cuts}")
     if total:
-        print(f"  CPU per request: gunicorn {server_cpu / total * 1000:.1f} ms, PostgreSQL "
+        user, system = (seconds / total * 1000 for seconds in server_cpu)
+        result["gunicorn_cpu_ms"] = user + system
+        print(f"  CPU per request: gunicorn {user + system:.1f} ms (user {user:.1f}, system "
+              f"{system:.1f}), PostgreSQL "
               f"backends {db_cpu / total * 1000:.1f} ms, clients {client_cpu / total * 1000:.1f} "
               f"ms ({os.cpu_count()} cpus)")  # fmt: skip
     return result
@@ -467,6 +471,9 @@ def main() -> None:
                 for cut in ("p50", "p95"):
                     if old[page][cut] and current[page][cut]:
                         ratios.append(f"{page} {cut} /{old[page][cut] / current[page][cut]:.1f}")
+            if "gunicorn_cpu_ms" in old and "gunicorn_cpu_ms" in current:
+                ratios.append(f"gunicorn CPU/request {old['gunicorn_cpu_ms']:.1f} -> "
+                              f"{current['gunicorn_cpu_ms']:.1f} ms")  # fmt: skip
             print(f"vs baseline {args.baseline}: {', '.join(ratios)}")
         print(_uptime())
         if not args.drop:

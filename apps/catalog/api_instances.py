@@ -105,8 +105,7 @@ class InstanceListApi(generics.ListAPIView):
         if not _database_renders_rows():
             return super().list(request, *args, **kwargs)
         # The same filters and cursor pages as the generic list, on id + the row's JSON text.
-        queryset = self.filter_queryset(Instance.objects.all())
-        rows = self.paginate_queryset(selectors.instance_json_rows(queryset))
+        rows = self.paginate_queryset(self.filter_queryset(selectors.instance_json_rows()))
         results = RawJSON("[" + ",".join(row["doc"] for row in rows) + "]")
         return self.get_paginated_response(results)
 

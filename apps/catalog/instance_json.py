@@ -9,6 +9,11 @@ on every kind of value), only the whitespace inside nested JSON columns may diff
 The object is assembled by concatenation, each value turned into JSON by its type
 (to_json() for text, so escaping is PostgreSQL's): a third cheaper for PostgreSQL than
 json_build_object over the same values, which looks up each argument's type on every row.
+
+The page's rows (filtered, ordered and cut to a page by Django) are a subquery; the category
+and the provenance (template version, template, concept) are joined to it, not looked up by a
+correlated sub-plan per row: the rows of a page share a few categories and template versions,
+and a Memoize node then looks each up once per page (and builds its provenance JSON once).
 """
 
 from __future__ import annotations
@@ -67,31 +72,51 @@ def _json(field: models.Field, sql: str, *, null: bool = False) -> str:
     return f"COALESCE({value}, 'null')" if field.null or null else value
 
 
+def _members(pairs: list[tuple[str, str]], *, first: bool) -> str:
+    """SQL concatenating `(key, JSON text SQL)` pairs as members of a JSON object: its start
+    `{"a":1,"b":2` when `first`, else `,"a":1,"b":2` (to follow other members)."""
+    parts = [
+        f"'{'{' if first and i == 0 else ','}\"{key}\":' || {sql}"
+        for i, (key, sql) in enumerate(pairs)
+    ]
+    return " || ".join(parts)
+
+
 def _object(pairs: list[tuple[str, str]]) -> str:
     """SQL concatenating `(key, JSON text SQL)` pairs into one JSON object."""
-    parts = [f"'{'{' if i == 0 else ','}\"{key}\":' || {sql}" for i, (key, sql) in enumerate(pairs)]
-    return "(" + " || ".join(parts) + " || '}')"
+    return f"({_members(pairs, first=True)} || '}}')"
 
 
-def _columns(model, alias: str, names, *, null: bool = False) -> list[tuple[str, str]]:
-    """(name, JSON SQL) of columns of `model` under `alias`; `null` for an outer-joined one."""
+def _columns(
+    model, alias: str, names, *, null: bool = False, attnames: bool = False
+) -> list[tuple[str, str]]:
+    """(name, JSON SQL) of columns of `model` under `alias`; `null` for an outer-joined one;
+    `attnames` for the page subquery, whose columns values() names by attname."""
     fields = [model._meta.get_field(name) for name in names]
-    return [(f.name, _json(f, f'{alias}."{f.column}"', null=null)) for f in fields]
+    return [
+        (f.name, _json(f, f'{alias}."{f.attname if attnames else f.column}"', null=null))
+        for f in fields
+    ]
 
 
-def instance_json_sql() -> str:
-    """SQL rendering the current row of the instance table (named by its table, as Django's
-    outer query names it) as the API's JSON object, as text."""
-    instance, version = Instance._meta, TemplateVersion._meta
-    table = instance.db_table
-    names = [name for name in INSTANCE_JSON_FIELDS if name not in ("category", "provenance")]
-    pairs = dict(_columns(Instance, f'"{table}"', names + ["combination", "name_order"]))
-    category_id = f'"{table}"."{instance.get_field("category").column}"'
-    pairs["category"] = (
-        f'(SELECT to_json(c."name")::text FROM "{Category._meta.db_table}" c '
-        f'WHERE c."id" = {category_id})'
+# The instance values a page's JSON is made of: the page subquery selects them (by attname,
+# as values() names them: category_id, not category).
+PAGE_COLUMNS = tuple(
+    Instance._meta.get_field(name).attname
+    for name in (
+        *(name for name in INSTANCE_JSON_FIELDS if name not in ("category", "provenance")),
+        *("combination", "name_order", "category", "template_version"),
     )
-    tail = [("combination", pairs["combination"]), ("name_order", pairs["name_order"])]
+)
+
+
+def _page_sql() -> str:
+    """The page query around a page subquery (`{rows}` in the text: the page's instance rows
+    with PAGE_COLUMNS), each row as `id, <the API's JSON object as text>`, in `{order}`."""
+    instance, version = Instance._meta, TemplateVersion._meta
+    names = [name for name in INSTANCE_JSON_FIELDS if name not in ("category", "provenance")]
+    pairs = dict(_columns(Instance, "i", [*names, "combination", "name_order"], attnames=True))
+    pairs["category"] = _json(Category._meta.get_field("name"), 'c."name"')
     found = [
         *_columns(TemplateVersion, "v", ["template"]),
         *_columns(Template, "t", ["external_id"]),
@@ -101,14 +126,38 @@ def instance_json_sql() -> str:
     keys = ["template_id", "template_external_id", "template_version_id", "template_version"]
     keys += ["concept_id", "concept"]
     found = [(key, sql) for key, (_, sql) in zip(keys, found, strict=True)]
-    version_id = f'"{table}"."{instance.get_field("template_version").column}"'
-    # An instance imported from a published file has no template version: nulls.
+    # The provenance: its template version's part is the start of an object, built in the
+    # LATERAL subquery below; the instance's combination and name order complete it. An
+    # instance imported from a published file has no template version: nulls.
+    unknown = _members([(key, NULL) for key in keys], first=True)
+    tail = [("combination", pairs["combination"]), ("name_order", pairs["name_order"])]
     pairs["provenance"] = (
-        f'COALESCE((SELECT {_object(found + tail)} FROM "{version.db_table}" v '
-        f'JOIN "{Template._meta.db_table}" t '
+        f"(COALESCE(p.provenance, {unknown}) || {_members(tail, first=False)} || '}}')"
+    )
+    document = _object([(name, pairs[name]) for name in INSTANCE_JSON_FIELDS])
+    return (
+        f'SELECT i."id", {document} FROM ({{rows}}) i '
+        # LEFT JOINs: a row renders as it did with a sub-query per value, whatever it points
+        # to (the category has no database constraint).
+        f'LEFT JOIN "{Category._meta.db_table}" c '
+        f'ON c."id" = i."{instance.get_field("category").attname}" '
+        # OFFSET 0 keeps this a subquery (PostgreSQL would flatten it into the join), so that
+        # it is memoized whole: one lookup and one JSON text per template version of a page.
+        f"LEFT JOIN LATERAL (SELECT ({_members(found, first=True)}) AS provenance "
+        f'FROM "{version.db_table}" v JOIN "{Template._meta.db_table}" t '
         f'ON t."id" = v."{version.get_field("template").column}" '
         f'LEFT JOIN "{StereotypeConcept._meta.db_table}" k '
-        f'ON k."id" = v."{version.get_field("concept").column}" WHERE v."id" = {version_id}), '
-        f"{_object([(key, NULL) for key in keys] + tail)})"
+        f'ON k."id" = v."{version.get_field("concept").column}" '
+        f'WHERE v."id" = i."{instance.get_field("template_version").attname}" OFFSET 0) p ON true '
+        "ORDER BY {order}"
     )
-    return _object([(name, pairs[name]) for name in INSTANCE_JSON_FIELDS])
+
+
+_PAGE_SQL = _page_sql()
+
+
+def instance_page_sql(rows_sql: str, *, descending: bool = False) -> str:
+    """The page query: the instance rows `rows_sql` selects (PAGE_COLUMNS, ordered by id and
+    cut to a page, as Django compiles them) as `id, <JSON text>`, in the same order."""
+    order = f'i."id" {"DESC" if descending else "ASC"}'
+    return _PAGE_SQL.replace("{order}", order, 1).replace("{rows}", rows_sql, 1)

@@ -206,3 +206,31 @@ def test_the_browsable_api_still_renders(annotator_client, two_datasets):
     assert response.status_code == 200 and response["Content-Type"].startswith("text/html")
     first_id = Instance.objects.order_by("id").values_list("id", flat=True)[0]
     assert f"&quot;id&quot;:{first_id}," in response.content.decode()
+
+
+def test_the_page_query_joins_what_rows_share_instead_of_a_sub_plan_per_row(researcher, varied):
+    """Category and provenance are joined to the page's rows (memoized once per page), not
+    looked up by correlated sub-plans, one per row each (bench/p9_instances.py)."""
+    client = APIClient(HTTP_AUTHORIZATION=f"Token {Token.objects.get(user=researcher).key}")
+    with CaptureQueriesContext(connection) as captured:
+        assert client.get("/api/instances/?dataset=first&page_size=5").status_code == 200
+    page = max((q["sql"] for q in captured.captured_queries), key=len)
+    with connection.cursor() as cursor:
+        cursor.execute(f"EXPLAIN {page}")
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+    assert "SubPlan" not in plan, plan
+    assert "LATERAL" in page.upper()
+
+
+def test_each_filterset_has_filters_of_its_own(two_datasets):
+    """InstanceFilter copies its filters shallowly and shares its form's fields (P9): a method
+    filter still calls the method of its own FilterSet, and forms do not share state."""
+    one = selectors.InstanceFilter({"dataset": "first"}, Instance.objects.all())
+    two = selectors.InstanceFilter({"dataset": "nope"}, Instance.objects.all())
+    assert one.filters["dataset"] is not two.filters["dataset"]
+    assert one.filters["dataset"].parent is one and two.filters["dataset"].parent is two
+    assert one.filters["dataset"].filter.method.__self__ is one
+    assert one.is_valid() and not two.is_valid()
+    assert one.form.fields is not two.form.fields
+    assert set(one.qs.values_list("dataset__name", flat=True)) == {"first"}
+    assert "dataset" in two.errors and "dataset" not in one.errors
