@@ -1,35 +1,62 @@
-"""P1: instantiate and insert a BharatBBQ-scale catalog into PostgreSQL.
+"""P1: instantiate the real BharatBBQ templates and write the instances to PostgreSQL.
 
-850 synthetic templates of 16 value combinations each (4 NAME1 x 4 NAME2 values, or for every
-fourth template 4 x 2 values x a 2-value WORD1 list) give 54,400 instances. Measured, in one run:
-  * ours: services.dataset_instantiate (generation + COPY), median of 5 runs;
-  * baseline: the same instances saved one by one with Model.save(), on a 1/10 slice
-    (rates are per instance, so the slice is enough and keeps the run short);
-  * for context: Django bulk_create on the same slice.
-Goal: >= 25,000 instances/s and >= 5x the Model.save() baseline.
+The 13 published template files (a local checkout of sahoonihar/BharatBBQ, by path) are imported
+with the project's importer (format "bharatbbq", as bench/bharatbbq_import.py does) and
+instantiated: 54,048 instances. Measured, in one run (median of --runs runs each):
+  * ours: services.dataset_instantiate (plan, generation, one COPY stream, commit) into an
+    emptied catalog_instance;
+  * baseline: PostgreSQL's own COPY of the same rows into a table created
+    `LIKE catalog_instance INCLUDING ALL` (same columns, defaults and indexes; no foreign keys):
+    the rows are produced once, in memory, before the clock starts, then COPY'd and committed.
+Prints rows/s for both and the ratio ours / COPY (goal >= 0.9x).
 
-Run: python bench/p1_instantiate.py   (needs PostgreSQL on 127.0.0.1, trust auth)
+--synthetic adds the older synthetic catalog (850 templates, 54,400 instances) measured the
+same way, and --save-baseline the Model.save() one-by-one baseline (on a 1/10 slice; slow).
+
+Run: python bench/p1_instantiate.py [TEMPLATES_DIR] [--runs N] [--synthetic] [--save-baseline]
+     (default $KASAUTI_BHARATBBQ_DIR or /work/ref/BharatBBQ/BharatBBQ_Dataset/Templates;
+      needs PostgreSQL on 127.0.0.1, trust auth)
 """
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
 import statistics
 import time
+from pathlib import Path
 
 from _db import bench_database
 
-TEMPLATES = 850
-RUNS = 5
+DEFAULT_DIR = "/work/ref/BharatBBQ/BharatBBQ_Dataset/Templates"
+BHARATBBQ_TOTAL = 54048
+GOAL_RATIO = 0.9
+SYNTHETIC_TEMPLATES = 850
+COPY_TABLE = "bench_p1_copy"
 
 
-def build_catalog():
+def import_bharatbbq(folder: Path):
+    from apps.catalog.importers import ImportFile, benchmark_import
+    from apps.catalog.models import Dataset
+
+    paths = sorted(folder.glob("*.csv"))
+    if not paths:
+        raise SystemExit(f"no template CSVs in {folder}")
+    files = [ImportFile(path.name, path.read_bytes()) for path in paths]
+    benchmark_import(dataset_name="p1-bharatbbq", fmt="bharatbbq", files=files)
+    return Dataset.objects.get(name="p1-bharatbbq")
+
+
+def build_synthetic():
+    """850 synthetic templates of 16 value combinations each (4 NAME1 x 4 NAME2 values, or for
+    every fourth template 4 x 2 values x a 2-value WORD1 list): 54,400 instances."""
     from apps.catalog.models import Category, Dataset
     from apps.catalog.services import template_create
 
-    dataset = Dataset.objects.create(name="p1-bharatbbq-scale")
+    dataset = Dataset.objects.create(name="p1-synthetic")
     categories = [Category.objects.get_or_create(name=f"Bench {i}")[0] for i in range(13)]
-    for i in range(TEMPLATES):
+    for i in range(SYNTHETIC_TEMPLATES):
         word = i % 4 == 0
         content = {
             "ambiguous_context": (
@@ -58,94 +85,153 @@ def build_catalog():
     return dataset
 
 
-def save_one_by_one(dataset, versions) -> tuple[int, float]:
-    """Baseline: the same generator, but one Model.save() (one INSERT) per instance."""
+def truncate() -> None:
+    """Start each measurement from empty, vacuumed tables (no dead index entries)."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("TRUNCATE catalog_instance CASCADE")
+        cursor.execute(f"TRUNCATE {COPY_TABLE}")
+        cursor.execute("VACUUM ANALYZE catalog_instance")
+        cursor.execute(f"VACUUM ANALYZE {COPY_TABLE}")
+
+
+def all_rows(dataset) -> list[tuple]:
+    """Every row dataset_instantiate writes, built by the same code, in memory."""
+    from apps.catalog import services
+
+    rows: list[tuple] = []
+    next_example_id: dict[int, int] = {}  # per category, as dataset_instantiate numbers them
+    for version in todo_versions(dataset):
+        category_id = version.template.category_id
+        before = len(rows)
+        rows.extend(
+            services._instance_rows(
+                dataset=dataset,
+                version=version,
+                unknowns=services._unknown_expressions(version.language),
+                first_example_id=next_example_id.get(category_id, 0),
+            )
+        )
+        next_example_id[category_id] = next_example_id.get(category_id, 0) + len(rows) - before
+    return rows
+
+
+def todo_versions(dataset) -> list:
+    """The versions dataset_instantiate instantiates, in its order."""
+    from apps.catalog import services
+
+    plan, planned = services._plan_with_versions(dataset)
+    return [planned[t.template_id] for t in plan.templates if not t.instantiated]
+
+
+def measure_ours(dataset, runs: int, expected: int) -> float:
     from apps.catalog.models import Instance
-    from apps.catalog.services import ORIGINAL_INSTANCE_COLUMNS as INSTANCE_COLUMNS
+    from apps.catalog.services import dataset_instantiate
+
+    rates = []
+    for run in range(runs):
+        truncate()
+        start = time.perf_counter()
+        result = dataset_instantiate(dataset=dataset)
+        elapsed = time.perf_counter() - start
+        assert result["created"] == expected == Instance.objects.count(), result["created"]
+        rates.append(expected / elapsed)
+        print(f"  ours run {run + 1}: {elapsed:.2f}s  {expected / elapsed:,.0f} rows/s")
+    return statistics.median(rates)
+
+
+def measure_copy(rows: list[tuple], runs: int) -> float:
+    """PostgreSQL's COPY of prepared rows (text format, psycopg 3's write_row), committed."""
+    from django.db import connection, transaction
+
+    from apps.catalog.services import ORIGINAL_INSTANCE_COLUMNS
+
+    statement = f"COPY {COPY_TABLE} ({', '.join(ORIGINAL_INSTANCE_COLUMNS)}) FROM STDIN"
+    rates = []
+    for run in range(runs):
+        truncate()
+        start = time.perf_counter()
+        with (
+            transaction.atomic(),
+            connection.cursor() as cursor,
+            cursor.cursor.copy(statement) as copy,
+        ):
+            for row in rows:
+                copy.write_row(row)
+        elapsed = time.perf_counter() - start
+        rates.append(len(rows) / elapsed)
+        print(f"  COPY run {run + 1}: {elapsed:.2f}s  {len(rows) / elapsed:,.0f} rows/s")
+    return statistics.median(rates)
+
+
+def save_one_by_one(dataset, versions) -> tuple[int, float]:
+    """The same generator, but one Model.save() (one INSERT) per instance."""
+    from apps.catalog.models import Instance
+    from apps.catalog.services import ORIGINAL_INSTANCE_COLUMNS as COLUMNS
     from apps.catalog.services import _instance_rows, _unknown_expressions
 
-    unknowns = _unknown_expressions("en")
     count = 0
     start = time.perf_counter()
     for version in versions:
         for row in _instance_rows(
-            dataset=dataset, version=version, unknowns=unknowns, first_example_id=count
+            dataset=dataset,
+            version=version,
+            unknowns=_unknown_expressions(version.language),
+            first_example_id=count,
         ):
-            values = dict(zip(INSTANCE_COLUMNS, row, strict=True))
-            for key in ("placeholder_values", "option_roles", "answer_info"):
+            values = dict(zip(COLUMNS, row, strict=True))
+            for key in ("placeholder_values", "option_roles", "answer_info", "additional_metadata"):
                 values[key] = json.loads(values[key])
             Instance(**values).save()
             count += 1
     return count, time.perf_counter() - start
 
 
-def bulk_create(dataset, versions) -> tuple[int, float]:
-    from apps.catalog.bulk import _bulk_create_rows
-    from apps.catalog.services import (
-        ORIGINAL_INSTANCE_COLUMNS,
-        _instance_rows,
-        _unknown_expressions,
-    )
+def measure(label: str, dataset, runs: int, *, save_baseline: bool) -> None:
+    from apps.catalog.services import instantiation_plan
 
-    unknowns = _unknown_expressions("en")
-    start = time.perf_counter()
-    count = 0
-    for version in versions:
-        count += _bulk_create_rows(
-            _instance_rows(
-                dataset=dataset, version=version, unknowns=unknowns, first_example_id=count
-            ),
-            ORIGINAL_INSTANCE_COLUMNS,
-            batch_size=2000,
-        )
-    return count, time.perf_counter() - start
-
-
-def truncate_instances() -> None:
-    """Start each measurement from an empty, vacuumed table (no dead index entries)."""
-    from django.db import connection
-
-    with connection.cursor() as cursor:
-        cursor.execute("TRUNCATE catalog_instance CASCADE")
-        cursor.execute("VACUUM ANALYZE catalog_instance")
+    expected = instantiation_plan(dataset=dataset).total
+    print(f"{label}: {expected} instances (exact plan)")
+    if label == "BharatBBQ" and expected != BHARATBBQ_TOTAL:
+        raise SystemExit(f"BharatBBQ gives {expected} instances, not {BHARATBBQ_TOTAL}")
+    ours = measure_ours(dataset, runs, expected)
+    truncate()  # the rows are built with no instance live, as dataset_instantiate builds them
+    rows = all_rows(dataset)
+    assert len(rows) == expected
+    copy = measure_copy(rows, runs)
+    print(f"P1 {label} ours (median of {runs}): {ours:,.0f} rows/s")
+    print(f"P1 {label} PostgreSQL COPY of the same rows (median of {runs}): {copy:,.0f} rows/s")
+    print(f"P1 {label} ratio ours / COPY: {ours / copy:.2f}x  (goal >= {GOAL_RATIO}x)")
+    if save_baseline:
+        truncate()
+        versions = todo_versions(dataset)
+        n, elapsed = save_one_by_one(dataset, versions[: max(1, len(versions) // 10)])
+        print(f"P1 {label} Model.save() one by one: {n} rows in {elapsed:.2f}s, "
+              f"{n / elapsed:,.0f} rows/s; ours / save(): {ours * elapsed / n:.1f}x")  # fmt: skip
+    truncate()
+    print()
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument(
+        "folder", nargs="?", default=os.environ.get("KASAUTI_BHARATBBQ_DIR", DEFAULT_DIR)
+    )
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--synthetic", action="store_true", help="also the synthetic catalog")
+    parser.add_argument("--save-baseline", action="store_true", help="also Model.save()")
+    args = parser.parse_args()
     with bench_database("kasauti_bench_p1"):
-        from apps.catalog.models import Instance, TemplateVersion
-        from apps.catalog.services import dataset_instantiate, instantiation_plan
+        from django.db import connection
 
-        dataset = build_catalog()
-        expected = instantiation_plan(dataset=dataset).total
-        print(f"catalog: {TEMPLATES} templates -> {expected} instances (exact plan)")
-
-        rates = []
-        for run in range(RUNS):
-            truncate_instances()
-            start = time.perf_counter()
-            result = dataset_instantiate(dataset=dataset)
-            elapsed = time.perf_counter() - start
-            assert result["created"] == expected == Instance.objects.count()
-            rates.append(expected / elapsed)
-            print(f"  ours run {run + 1}: {elapsed:.2f}s  {expected / elapsed:,.0f} instances/s")
-        ours = statistics.median(rates)
-
-        truncate_instances()
-        versions = list(
-            TemplateVersion.objects.select_related("template").order_by("template__position")[
-                : TEMPLATES // 10
-            ]
-        )
-        n, elapsed = save_one_by_one(dataset, versions)
-        baseline = n / elapsed
-        print(f"  baseline Model.save(): {n} instances in {elapsed:.2f}s  {baseline:,.0f}/s")
-        truncate_instances()
-        n, elapsed = bulk_create(dataset, versions)
-        print(f"  (context) bulk_create: {n} instances in {elapsed:.2f}s  {n / elapsed:,.0f}/s")
-
-        print()
-        print(f"P1 ours (median of {RUNS}): {ours:,.0f} instances/s  (goal >= 25,000)")
-        print(f"P1 ratio vs Model.save(): {ours / baseline:.1f}x  (goal >= 5x)")
+        with connection.cursor() as cursor:
+            cursor.execute(f"CREATE TABLE {COPY_TABLE} (LIKE catalog_instance INCLUDING ALL)")
+        print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+        measure("BharatBBQ", import_bharatbbq(Path(args.folder)), args.runs,
+                save_baseline=args.save_baseline)  # fmt: skip
+        if args.synthetic:
+            measure("synthetic", build_synthetic(), args.runs, save_baseline=args.save_baseline)
 
 
 if __name__ == "__main__":
