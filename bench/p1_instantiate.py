@@ -2,7 +2,7 @@
 
 The 13 published template files (a local checkout of sahoonihar/BharatBBQ, by path) are imported
 with the project's importer (format "bharatbbq", as bench/bharatbbq_import.py does) and
-instantiated: 54,048 instances. Measured, in one run (median of --runs runs each):
+instantiated: 54,048 instances. Measured, in one run (median of --runs runs each, alternated):
   * ours: services.dataset_instantiate (plan, generation, one COPY stream, commit) into an
     emptied catalog_instance;
   * baseline: PostgreSQL's own COPY of the same rows into a table created
@@ -21,6 +21,7 @@ Run: python bench/p1_instantiate.py [TEMPLATES_DIR] [--runs N] [--synthetic] [--
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import statistics
@@ -125,44 +126,34 @@ def todo_versions(dataset) -> list:
     return [planned[t.template_id] for t in plan.templates if not t.instantiated]
 
 
-def measure_ours(dataset, runs: int, expected: int) -> float:
+def run_ours(dataset, expected: int) -> float:
+    """One dataset_instantiate into an emptied catalog_instance: its rows/s."""
     from apps.catalog.models import Instance
     from apps.catalog.services import dataset_instantiate
 
-    rates = []
-    for run in range(runs):
-        truncate()
-        start = time.perf_counter()
-        result = dataset_instantiate(dataset=dataset)
-        elapsed = time.perf_counter() - start
-        assert result["created"] == expected == Instance.objects.count(), result["created"]
-        rates.append(expected / elapsed)
-        print(f"  ours run {run + 1}: {elapsed:.2f}s  {expected / elapsed:,.0f} rows/s")
-    return statistics.median(rates)
+    truncate()
+    start = time.perf_counter()
+    result = dataset_instantiate(dataset=dataset)
+    elapsed = time.perf_counter() - start
+    assert result["created"] == expected == Instance.objects.count(), result["created"]
+    return expected / elapsed
 
 
-def measure_copy(rows: list[tuple], runs: int) -> float:
+def run_copy(rows: list[tuple]) -> float:
     """PostgreSQL's COPY of prepared rows (text format, psycopg 3's write_row), committed."""
     from django.db import connection, transaction
 
     from apps.catalog.services import ORIGINAL_INSTANCE_COLUMNS
 
     statement = f"COPY {COPY_TABLE} ({', '.join(ORIGINAL_INSTANCE_COLUMNS)}) FROM STDIN"
-    rates = []
-    for run in range(runs):
-        truncate()
-        start = time.perf_counter()
-        with (
-            transaction.atomic(),
-            connection.cursor() as cursor,
-            cursor.cursor.copy(statement) as copy,
-        ):
-            for row in rows:
-                copy.write_row(row)
-        elapsed = time.perf_counter() - start
-        rates.append(len(rows) / elapsed)
-        print(f"  COPY run {run + 1}: {elapsed:.2f}s  {len(rows) / elapsed:,.0f} rows/s")
-    return statistics.median(rates)
+    truncate()
+    start = time.perf_counter()
+    with transaction.atomic(), connection.cursor() as cursor, cursor.cursor.copy(
+        statement
+    ) as copy:
+        for row in rows:
+            copy.write_row(row)
+    return len(rows) / (time.perf_counter() - start)
 
 
 def save_one_by_one(dataset, versions) -> tuple[int, float]:
@@ -195,11 +186,21 @@ def measure(label: str, dataset, runs: int, *, save_baseline: bool) -> None:
     print(f"{label}: {expected} instances (exact plan)")
     if label == "BharatBBQ" and expected != BHARATBBQ_TOTAL:
         raise SystemExit(f"BharatBBQ gives {expected} instances, not {BHARATBBQ_TOTAL}")
-    ours = measure_ours(dataset, runs, expected)
     truncate()  # the rows are built with no instance live, as dataset_instantiate builds them
     rows = all_rows(dataset)
     assert len(rows) == expected
-    copy = measure_copy(rows, runs)
+    # Out of the garbage collector's sight: otherwise every full collection during ours walks
+    # these ~1.3M objects, a cost the command (which holds no such list) never pays.
+    gc.collect()
+    gc.freeze()
+    # Alternated, so that a change in the machine's load falls on both alike.
+    ours_rates, copy_rates = [], []
+    for run in range(runs):
+        ours_rates.append(run_ours(dataset, expected))
+        copy_rates.append(run_copy(rows))
+        print(f"  run {run + 1}: ours {ours_rates[-1]:,.0f} rows/s, "
+              f"COPY {copy_rates[-1]:,.0f} rows/s")  # fmt: skip
+    ours, copy = statistics.median(ours_rates), statistics.median(copy_rates)
     print(f"P1 {label} ours (median of {runs}): {ours:,.0f} rows/s")
     print(f"P1 {label} PostgreSQL COPY of the same rows (median of {runs}): {copy:,.0f} rows/s")
     print(f"P1 {label} ratio ours / COPY: {ours / copy:.2f}x  (goal >= {GOAL_RATIO}x)")
@@ -209,6 +210,7 @@ def measure(label: str, dataset, runs: int, *, save_baseline: bool) -> None:
         n, elapsed = save_one_by_one(dataset, versions[: max(1, len(versions) // 10)])
         print(f"P1 {label} Model.save() one by one: {n} rows in {elapsed:.2f}s, "
               f"{n / elapsed:,.0f} rows/s; ours / save(): {ours * elapsed / n:.1f}x")  # fmt: skip
+    gc.unfreeze()
     truncate()
     print()
 

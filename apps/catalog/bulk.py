@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from django.db import connection
+from psycopg.copy import QueuedLibpqWriter
 
 from .models import Instance
 
@@ -39,6 +40,10 @@ INSTANCE_COLUMNS = tuple(
 TRANSLATED_INSTANCE_COLUMNS: tuple[str, ...] = (*INSTANCE_COLUMNS, *TRANSLATION_ONLY_COLUMNS)
 # The texts of an instance that are translated (and compared on re-import).
 INSTANCE_TEXT_COLUMNS = ("context", "question", "ans0", "ans1", "ans2")
+# JSON columns are written as text, exactly as json.dumps(value, ensure_ascii=False) writes
+# them. One encoder, built once: json.dumps with a keyword argument builds a new JSONEncoder
+# on every call, and the instantiation loop encodes about two values per row.
+json_text = json.JSONEncoder(ensure_ascii=False).encode
 _JSON_COLUMNS = {
     "placeholder_values",
     "option_roles",
@@ -52,7 +57,7 @@ def instance_row(values: dict[str, Any], *, columns: Sequence[str] = INSTANCE_CO
     """A row tuple for instances_insert from field values (e.g. an Instance `.values()` row
     with some fields replaced); JSON columns are encoded here."""
     return tuple(
-        json.dumps(values[column], ensure_ascii=False)
+        json_text(values[column])
         if column in _JSON_COLUMNS and values[column] is not None
         else values[column]
         for column in columns
@@ -82,7 +87,7 @@ def _copy_rows(rows: Iterable[tuple], columns: Sequence[str]) -> int:
         # immediately, the checks run while Python is still generating the next rows.
         cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
         raw = cursor.cursor  # the psycopg 3 cursor under Django's wrapper
-        with raw.copy(statement) as copy:
+        with raw.copy(statement, writer=QueuedLibpqWriter(raw)) as copy:
             for row in rows:
                 copy.write_row(row)
                 written += 1

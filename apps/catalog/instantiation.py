@@ -146,8 +146,12 @@ def _swap_names(values: dict[str, str]) -> dict[str, str]:
     return swapped
 
 
+# json.dumps(..., ensure_ascii=False) without building an encoder per call (once per combination).
+_json_text = json.JSONEncoder(ensure_ascii=False).encode
+
+
 def _seed(template_id: str, language: str, combination_values: Sequence[str]) -> int:
-    payload = json.dumps([template_id, language, list(combination_values)], ensure_ascii=False)
+    payload = _json_text([template_id, language, list(combination_values)])
     return int.from_bytes(hashlib.sha256(payload.encode("utf-8")).digest()[:8], "big")
 
 
