@@ -13,7 +13,6 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from django.db import connection
-from psycopg.copy import QueuedLibpqWriter
 
 from .models import Instance
 
@@ -87,6 +86,10 @@ def _copy_rows(rows: Iterable[tuple], columns: Sequence[str]) -> int:
         # immediately, the checks run while Python is still generating the next rows.
         cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
         raw = cursor.cursor  # the psycopg 3 cursor under Django's wrapper
+        # A writer thread sends the data (waiting on the socket without the GIL) while this
+        # one builds the next rows; psycopg is imported here, as only PostgreSQL comes here.
+        from psycopg.copy import QueuedLibpqWriter
+
         with raw.copy(statement, writer=QueuedLibpqWriter(raw)) as copy:
             for row in rows:
                 copy.write_row(row)
