@@ -14,6 +14,7 @@ from typing import Any
 
 from django.db import connection
 
+from . import instantiation
 from .models import Instance
 
 # The one definition of an Instance row's columns: every column of the model but its id, in
@@ -40,9 +41,8 @@ TRANSLATED_INSTANCE_COLUMNS: tuple[str, ...] = (*INSTANCE_COLUMNS, *TRANSLATION_
 # The texts of an instance that are translated (and compared on re-import).
 INSTANCE_TEXT_COLUMNS = ("context", "question", "ans0", "ans1", "ans2")
 # JSON columns are written as text, exactly as json.dumps(value, ensure_ascii=False) writes
-# them. One encoder, built once: json.dumps with a keyword argument builds a new JSONEncoder
-# on every call, and the instantiation loop encodes about two values per row.
-json_text = json.JSONEncoder(ensure_ascii=False).encode
+# them, by an encoder built once (the instantiation loop encodes about two values per row).
+json_text = instantiation.json_text
 _JSON_COLUMNS = {
     "placeholder_values",
     "option_roles",
