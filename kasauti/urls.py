@@ -1,11 +1,31 @@
+from functools import cache
+
 from django.contrib import admin
 from django.urls import include, path
-from drf_spectacular.views import SpectacularSwaggerView
+from django.utils.module_loading import import_string
 
 from apps.accounts.api import TokenObtainApi
 from apps.accounts.views import admin_login_view, login_view, role_home
-from apps.core.schema_views import CachedSpectacularAPIView
 from apps.core.views import healthz
+
+
+def lazy_view(dotted_path: str, **initkwargs):
+    """The class-based view at `dotted_path`, imported on its first request. For views whose
+    module is expensive to import and rarely used: drf_spectacular's views pull in its schema
+    generator and django.test (~0.3 s), which every process that loads the URLs (each
+    management command, through the system checks; each web process and worker) would pay."""
+
+    @cache
+    def view():
+        return import_string(dotted_path).as_view(**initkwargs)
+
+    def dispatch(request, *args, **kwargs):
+        return view()(request, *args, **kwargs)
+
+    # As the view itself (every DRF APIView is): DRF's authentication enforces CSRF.
+    dispatch.csrf_exempt = True
+    return dispatch
+
 
 api_patterns = [
     path("", include("apps.core.urls_api")),
@@ -16,8 +36,16 @@ api_patterns = [
     path("", include("apps.evaluation.urls_api")),
     # POST username + password -> {"token": ...}; send it as "Authorization: Token <token>".
     path("auth/token/", TokenObtainApi.as_view(), name="api-token"),
-    path("schema/", CachedSpectacularAPIView.as_view(), name="api-schema"),
-    path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path(
+        "schema/",
+        lazy_view("apps.core.schema_views.CachedSpectacularAPIView"),
+        name="api-schema",
+    ),
+    path(
+        "docs/",
+        lazy_view("drf_spectacular.views.SpectacularSwaggerView", url_name="api-schema"),
+        name="api-docs",
+    ),
 ]
 
 urlpatterns = [

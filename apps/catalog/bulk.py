@@ -14,6 +14,7 @@ from typing import Any
 
 from django.db import connection
 
+from . import instantiation
 from .models import Instance
 
 # The one definition of an Instance row's columns: every column of the model but its id, in
@@ -39,6 +40,9 @@ INSTANCE_COLUMNS = tuple(
 TRANSLATED_INSTANCE_COLUMNS: tuple[str, ...] = (*INSTANCE_COLUMNS, *TRANSLATION_ONLY_COLUMNS)
 # The texts of an instance that are translated (and compared on re-import).
 INSTANCE_TEXT_COLUMNS = ("context", "question", "ans0", "ans1", "ans2")
+# JSON columns are written as text, exactly as json.dumps(value, ensure_ascii=False) writes
+# them, by an encoder built once (the instantiation loop encodes about two values per row).
+json_text = instantiation.json_text
 _JSON_COLUMNS = {
     "placeholder_values",
     "option_roles",
@@ -52,7 +56,7 @@ def instance_row(values: dict[str, Any], *, columns: Sequence[str] = INSTANCE_CO
     """A row tuple for instances_insert from field values (e.g. an Instance `.values()` row
     with some fields replaced); JSON columns are encoded here."""
     return tuple(
-        json.dumps(values[column], ensure_ascii=False)
+        json_text(values[column])
         if column in _JSON_COLUMNS and values[column] is not None
         else values[column]
         for column in columns
@@ -82,7 +86,11 @@ def _copy_rows(rows: Iterable[tuple], columns: Sequence[str]) -> int:
         # immediately, the checks run while Python is still generating the next rows.
         cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
         raw = cursor.cursor  # the psycopg 3 cursor under Django's wrapper
-        with raw.copy(statement) as copy:
+        # A writer thread sends the data (waiting on the socket without the GIL) while this
+        # one builds the next rows; psycopg is imported here, as only PostgreSQL comes here.
+        from psycopg.copy import QueuedLibpqWriter
+
+        with raw.copy(statement, writer=QueuedLibpqWriter(raw)) as copy:
             for row in rows:
                 copy.write_row(row)
                 written += 1

@@ -25,10 +25,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import json.encoder
 import math
 import random
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import product
 from typing import NamedTuple
@@ -146,8 +147,27 @@ def _swap_names(values: dict[str, str]) -> dict[str, str]:
     return swapped
 
 
+def _json_text_encoder() -> Callable[[object], str]:
+    """json.dumps(value, ensure_ascii=False), the same text, without its cost per call: dumps
+    builds a JSONEncoder on every call with a keyword argument, and JSONEncoder.encode builds
+    its C encoder on every call. Instantiation encodes several values per combination (the
+    seed, and for the bulk writer each instance's JSON columns), so the C encoder is built once
+    here, with JSONEncoder's own arguments (no circular-reference check: these values are plain
+    data). Where Python has no C encoder, JSONEncoder.encode."""
+    encoder = json.JSONEncoder(ensure_ascii=False)
+    make = json.encoder.c_make_encoder
+    if make is None:
+        return encoder.encode
+    encode = make(None, encoder.default, json.encoder.encode_basestring, None,
+                  encoder.key_separator, encoder.item_separator, False, False, True)  # fmt: skip
+    return lambda value: "".join(encode(value, 0))
+
+
+json_text = _json_text_encoder()
+
+
 def _seed(template_id: str, language: str, combination_values: Sequence[str]) -> int:
-    payload = json.dumps([template_id, language, list(combination_values)], ensure_ascii=False)
+    payload = json_text([template_id, language, list(combination_values)])
     return int.from_bytes(hashlib.sha256(payload.encode("utf-8")).digest()[:8], "big")
 
 

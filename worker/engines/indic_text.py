@@ -29,14 +29,15 @@ import re
 import threading
 import unicodedata
 from collections.abc import Sequence
-from typing import Protocol
-
-from indicnlp.normalize.indic_normalize import BaseNormalizer, IndicNormalizerFactory
-from indicnlp.tokenize import indic_detokenize, indic_tokenize
-from indicnlp.transliterate.unicode_transliterate import UnicodeIndicTransliterator
-from sacremoses import MosesDetokenizer, MosesPunctNormalizer, MosesTokenizer
+from typing import TYPE_CHECKING, Protocol
 
 from worker.engines.errors import ModelConfigurationError
+
+# indic-nlp-library (which loads pandas) and sacremoses take ~0.5 s to import, and this module
+# is on the URL conf's import path (the API validates language tags with check_lang): they are
+# imported where text is processed, in a worker.
+if TYPE_CHECKING:
+    from indicnlp.normalize.indic_normalize import BaseNormalizer
 
 logger = logging.getLogger(__name__)
 
@@ -238,6 +239,8 @@ _ODIA_YYA = "\u0b5f"  # ୟ : what Odia text actually uses
 
 def to_devanagari(text: str, lang: str) -> str:
     """Transliterate Indic text of ``lang`` into Devanagari, as upstream does before SPM."""
+    from indicnlp.transliterate.unicode_transliterate import UnicodeIndicTransliterator
+
     iso = FLORES_TO_ISO[check_lang(lang)]
     if iso == "en":
         return text
@@ -246,6 +249,8 @@ def to_devanagari(text: str, lang: str) -> str:
 
 def from_devanagari(text: str, lang: str) -> str:
     """Transliterate Devanagari model output back into the script of ``lang``."""
+    from indicnlp.transliterate.unicode_transliterate import UnicodeIndicTransliterator
+
     iso = FLORES_TO_ISO[check_lang(lang)]
     if iso == "en":
         return text
@@ -267,6 +272,8 @@ class IndicTextProcessor:
     """Holds the (reusable, read-only) Moses and IndicNLP objects; safe to share across threads."""
 
     def __init__(self) -> None:
+        from sacremoses import MosesDetokenizer, MosesPunctNormalizer, MosesTokenizer
+
         self._en_tok = MosesTokenizer(lang="en")
         self._en_punct = MosesPunctNormalizer()
         self._en_detok = MosesDetokenizer(lang="en")
@@ -274,6 +281,8 @@ class IndicTextProcessor:
         self._lock = threading.Lock()
 
     def _normalizer(self, iso: str) -> BaseNormalizer:
+        from indicnlp.normalize.indic_normalize import IndicNormalizerFactory
+
         with self._lock:
             if iso not in self._normalizers:
                 self._normalizers[iso] = IndicNormalizerFactory().get_normalizer(iso)
@@ -282,6 +291,8 @@ class IndicTextProcessor:
     # -- source side ---------------------------------------------------------------------------
     def preprocess_sentence(self, text: str, src_lang: str) -> tuple[str, PlaceholderMap]:
         """Text -> model-ready word sequence (before SentencePiece) and its placeholder map."""
+        from indicnlp.tokenize import indic_tokenize
+
         iso = FLORES_TO_ISO[check_lang(src_lang)]
         text = punc_norm(nfc(text))
         text = normalize_indic_numerals(text.strip("\n"))
@@ -321,6 +332,8 @@ class IndicTextProcessor:
     def postprocess_sentence(
         self, pieces: Sequence[str], mapping: PlaceholderMap, tgt_lang: str
     ) -> str:
+        from indicnlp.tokenize import indic_detokenize
+
         iso = FLORES_TO_ISO[check_lang(tgt_lang)]
         # Same as SentencePiece decoding for these models (no byte fallback), minus a model load.
         text = "".join(pieces).replace(_SPM_SPACE, " ").strip()

@@ -20,10 +20,7 @@ import logging
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
-
-import ctranslate2
-import sentencepiece as spm
+from typing import TYPE_CHECKING, Any
 
 from worker.engines.errors import ModelConfigurationError
 from worker.engines.indic_text import (
@@ -32,6 +29,11 @@ from worker.engines.indic_text import (
     check_lang,
     default_processor,
 )
+
+# CTranslate2 and SentencePiece are imported where a model is loaded: this module is on the URL
+# conf's import path (through the translation services), where no model is ever loaded.
+if TYPE_CHECKING:
+    import ctranslate2
 
 logger = logging.getLogger(__name__)
 
@@ -53,6 +55,8 @@ _VOCAB_FILES = (
 
 def resolve_device(device: str) -> str:
     if device == "auto":
+        import ctranslate2
+
         return "cuda" if ctranslate2.get_cuda_device_count() > 0 else "cpu"
     if device not in ("cpu", "cuda"):
         raise ModelConfigurationError(f"Unknown device {device!r}; use 'auto', 'cpu' or 'cuda'")
@@ -177,6 +181,9 @@ class Translator:
         self.max_input_length = max_input_length
         self.max_decoding_length = max_decoding_length
         self._processor = processor or default_processor()
+        import ctranslate2
+        import sentencepiece as spm
+
         try:
             self.sp_src = spm.SentencePieceProcessor(
                 model_file=str(self.model_dir / "vocab" / "model.SRC")

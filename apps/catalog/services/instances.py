@@ -4,7 +4,6 @@ the generators draw from, and the one COPY stream that writes the rows."""
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -17,7 +16,7 @@ from django.utils import timezone
 from apps.core.errors import ConflictError, KasautiError
 
 from .. import generators, selectors
-from ..bulk import instances_insert
+from ..bulk import instances_insert, json_text
 from ..models import Dataset, Instance, ReviewStatus, TemplateVersion, UnknownExpression
 
 
@@ -239,18 +238,28 @@ def _instance_rows(
         timezone.now(),
     )
     example_id = first_example_id
+    # JSON is encoded once per distinct value, not per row: a generator may yield several
+    # Combinations with the same values dict (BharatBBQ: one per question polarity), and a
+    # template has only a handful of option-role orders.
+    values, values_json = None, ""
+    roles_json: dict[tuple[str, ...], str] = {}
     for combo in generators.combinations(
         selectors.template_version_spec(version=version),
         unknowns,
         permutations=dataset.name_permutations,
     ):
+        if combo.values is not values:
+            values, values_json = combo.values, json_text(combo.values)
+        roles = roles_json.get(combo.option_roles)
+        if roles is None:
+            roles = roles_json[combo.option_roles] = json_text(list(combo.option_roles))
         shared = template_part + (
             combo.index,
-            json.dumps(combo.values, ensure_ascii=False),
+            values_json,
             *combo.answers,
-            json.dumps(list(combo.option_roles)),
-            json.dumps(combo.answer_info, ensure_ascii=False),
-            json.dumps(combo.metadata or {}, ensure_ascii=False),
+            roles,
+            json_text(combo.answer_info),
+            json_text(combo.metadata) if combo.metadata else "{}",
         )
         for variant in combo.variants:
             yield shared + (example_id, *variant)

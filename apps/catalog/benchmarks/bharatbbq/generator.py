@@ -77,7 +77,8 @@ class _Text:
         self.parts.append((None, text[position:]))
 
     def render(self, values: dict[str, str]) -> str:
-        return "".join(raw if name is None else values.get(name, raw) for name, raw in self.parts)
+        # A list, not a generator: join builds one anyway, and this runs several times a row.
+        return "".join([raw if name is None else values.get(name, raw) for name, raw in self.parts])
 
 
 class BharatBbqGenerator:
@@ -114,43 +115,56 @@ class BharatBbqGenerator:
             answer_name(spec.answer_non_negative): _Text(spec.answer_non_negative),
         }
         pairing = spec.pairing if spec.pairing == STEREOTYPICAL else ANTI_STEREOTYPICAL
-        ranges = [range(len(spec.placeholders[axis])) for axis in axes]
+        # Per template, not per combination: the value and group lists of each axis, the gold
+        # label's role per (condition, polarity), and the two answers' templates.
+        value_lists = [spec.placeholders[axis] for axis in axes]
+        group_lists = [
+            spec.placeholder_groups.get(axis) or spec.placeholders[axis] for axis in axes
+        ]
+        gold = {
+            (condition, polarity): gold_role(condition, polarity, pairing)
+            for condition in ("ambig", "disambig")
+            for polarity, _ in questions
+        }
+        target_answer, other_answer = answers[target], answers[other]
+        ranges = [range(len(values)) for values in value_lists]
         for index, indexes in enumerate(product(*ranges)):
             values = {
-                axis: spec.placeholders[axis][i] for axis, i in zip(axes, indexes, strict=True)
+                axis: values[i] for axis, values, i in zip(axes, value_lists, indexes, strict=True)
             }
             groups = {
-                axis: (spec.placeholder_groups.get(axis) or spec.placeholders[axis])[i]
-                for axis, i in zip(axes, indexes, strict=True)
+                axis: groups[i] for axis, groups, i in zip(axes, group_lists, indexes, strict=True)
             }
             rng = random.Random(
                 instantiation._seed(spec.template_id, spec.language, list(values.values()))
             )
             context = ambiguous.render(values)
             disambiguated = context + " " + disambiguating.render(values)
+            stereotyped = (STEREOTYPED, target_answer.render(values), values.get(target, ""),
+                           groups.get(target, ""))  # fmt: skip
+            non_stereotyped = (NON_STEREOTYPED, other_answer.render(values),
+                               values.get(other, ""), groups.get(other, ""))  # fmt: skip
             for polarity, question in questions:
                 unknown = unknowns[rng.randrange(len(unknowns))]
-                options = [
-                    (STEREOTYPED, answers[target].render(values), values.get(target, ""),
-                     groups.get(target, "")),
-                    (NON_STEREOTYPED, answers[other].render(values), values.get(other, ""),
-                     groups.get(other, "")),
-                    (UNKNOWN, unknown, unknown, "unknown"),
-                ]  # fmt: skip
+                options = [stereotyped, non_stereotyped, (UNKNOWN, unknown, unknown, "unknown")]
                 rng.shuffle(options)
                 roles = (options[0][0], options[1][0], options[2][0])
                 text = question.render(values)
                 rows = [
                     ("12", "ambig", polarity, pairing, context, text,
-                     roles.index(gold_role("ambig", polarity, pairing))),
+                     roles.index(gold["ambig", polarity])),
                     ("12", "disambig", polarity, pairing, disambiguated, text,
-                     roles.index(gold_role("disambig", polarity, pairing))),
+                     roles.index(gold["disambig", polarity])),
                 ]  # fmt: skip
                 yield Combination(
                     index,
                     values,
                     (options[0][1], options[1][1], options[2][1]),
                     roles,
-                    {f"ans{i}": [value, group] for i, (_, _, value, group) in enumerate(options)},
+                    {
+                        "ans0": [options[0][2], options[0][3]],
+                        "ans1": [options[1][2], options[1][3]],
+                        "ans2": [options[2][2], options[2][3]],
+                    },
                     rows,
                 )
