@@ -10,23 +10,12 @@ from typing import Any
 import django_filters
 from django.db.models import QuerySet
 
+from .metrics.bbq import METRIC_KEYS, METRIC_NAMES, SIGNED_KEYS
 from .models import EvaluationRun, ModelEntry, Prediction, PromptTemplate
 
-METRICS = (
-    ("acc_a", "Acc_A"),
-    ("acc_d", "Acc_D"),
-    ("bs_a", "BS_A"),
-    ("bs_d", "BS_D"),
-    ("sbs_a", "SBS_A"),
-    ("sbs_d", "SBS_D"),
-    ("s_amb", "s_AMB"),
-    ("s_dis", "s_DIS"),
-    ("diff_bias_a", "Diff-bias_A"),
-    ("diff_bias_d", "Diff-bias_D"),
-)
-METRIC_KEYS = [key for key, _ in METRICS]
-# Accuracies run 0..1; bias scores -1..1 (BharatBBQ's SBS 0..1).
-SIGNED = {"bs_a", "bs_d", "s_amb", "s_dis", "diff_bias_a", "diff_bias_d"}
+# The metrics' columns, in order, with their names: derived from the one definition next to
+# the formulas (apps/evaluation/metrics/bbq.py).
+METRICS = tuple((key, METRIC_NAMES[key]) for key in METRIC_KEYS)
 
 
 def model_entry_list() -> QuerySet[ModelEntry]:
@@ -180,7 +169,7 @@ def heat_map(results: dict[str, Any], metric: str) -> dict[str, Any]:
     categories = sorted({row["category"] for row in rows})
     languages = sorted({row["language"] for row in rows})
     cells = {(row["category"], row["language"]): row for row in rows}
-    signed = metric in SIGNED
+    signed = metric in SIGNED_KEYS
     grid = []
     for category in categories:
         line = []
@@ -263,7 +252,7 @@ def model_bars(*, runs: list[EvaluationRun], metric: str) -> dict[str, Any]:
     for label, run in latest.items():
         value = ((run.results or {}).get("overall") or {}).get(metric)
         bars.append({"model": label, "run": run.pk, "value": value})
-    signed = metric in SIGNED
+    signed = metric in SIGNED_KEYS
     half = 150
     for index, bar in enumerate(bars):
         value = bar["value"]

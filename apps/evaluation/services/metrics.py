@@ -20,9 +20,6 @@ from ..models import EvaluationRun, Prediction
 
 # Kasauti's option roles (apps.catalog.models.OptionRole) in the metric module's terms.
 ROLE = {"stereotyped": "target", "non_stereotyped": "non_target", "unknown": "unknown"}
-# The six BharatBBQ figures and BBQ's two, in the order pages and commands show them.
-METRIC_KEYS = ("acc_a", "acc_d", "bs_a", "bs_d", "sbs_a", "sbs_d", "s_dis", "s_amb")
-COUNT_KEYS = ("n_amb", "n_dis")
 
 
 def noun_type(*, noun_form: str, proper_noun: bool) -> str:
