@@ -40,7 +40,7 @@ from .models import (
     ModelKind,
     Prediction,
     PromptTemplate,
-    RunKind,
+    RunStatus,
 )
 from .services.imports import predictions_upload_import
 from .services.models import model_entry_create, model_entry_delete, model_entry_update
@@ -194,6 +194,10 @@ class RunOutputSerializer(serializers.ModelSerializer):
         slug_field="username", read_only=True, allow_null=True
     )
     job_status = serializers.CharField(source="job.status", default=None, allow_null=True)
+    # Read from the run's job (EvaluationRun.status): queued, running, partial, complete, failed.
+    status = serializers.ChoiceField(choices=RunStatus.choices, read_only=True)
+    error = serializers.CharField(read_only=True)
+    finished_at = serializers.DateTimeField(read_only=True, allow_null=True)
     overall = serializers.SerializerMethodField()
 
     class Meta:
@@ -370,16 +374,10 @@ class RunDownloadApi(APIView):
         run = _run_or_404(pk)
         name = f"run-{run.pk}-{what}.{as_}"
         disposition = f'attachment; filename="{name}"'
-        by_item = run.kind not in (RunKind.BBQ_MC, RunKind.IMPORTED)
-        if what == "metrics" and as_ == "csv" and run.kind == RunKind.CROWS:
-            response = HttpResponse(
-                bias_tables.crows_metrics_csv(run.results or {}),
-                content_type="text/csv; charset=utf-8",
-            )
-        elif what == "metrics" and as_ == "csv":
-            response = HttpResponse(
-                selectors.run_metrics_csv(run=run), content_type="text/csv; charset=utf-8"
-            )
+        kind = run.evaluation_kind
+        by_item = not kind.scored_by_prediction
+        if what == "metrics" and as_ == "csv":
+            response = HttpResponse(kind.metrics_csv(run), content_type="text/csv; charset=utf-8")
         elif what == "metrics":
             body = {"run": run.pk, "model": run.model_label, **(run.results or {})}
             response = HttpResponse(

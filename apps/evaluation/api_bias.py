@@ -13,7 +13,7 @@ from rest_framework.views import APIView
 from apps.accounts.permissions import IsResearcher
 from apps.catalog.models import Dataset
 
-from .models import EvaluationRun, ModelEntry
+from .models import EvaluationRun, ModelEntry, RunStatus
 from .services.crows import crows_run_create
 from .services.indicasa import (
     LOSSES,
@@ -26,6 +26,9 @@ MAX_SEED = 2_147_483_647
 
 
 class BiasRunOutputSerializer(serializers.ModelSerializer):
+    # Read from the run's job (EvaluationRun.status).
+    status = serializers.ChoiceField(choices=RunStatus.choices, read_only=True)
+
     class Meta:
         model = EvaluationRun
         fields = ["id", "kind", "status", "dataset", "model", "model_label", "params", "job"]

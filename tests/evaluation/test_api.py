@@ -7,6 +7,7 @@ import json
 import pytest
 from django.urls import reverse
 
+from apps.core.models import Job
 from apps.evaluation.models import EvaluationRun, ModelEntry, ModelKind, Prediction
 from tests.evaluation.bbq_data import bbq_release
 
@@ -96,7 +97,8 @@ def test_reads_of_a_run_predictions_compare_and_downloads(researcher_client):
     release = bbq_release(languages=("en",), categories=("Caste",))
     run = EvaluationRun.objects.create(
         kind="imported",
-        status="complete",
+        # A run's status is its job's (succeeded: complete).
+        job=Job.objects.create(kind="import_predictions", status=Job.Status.SUCCEEDED),
         dataset=release.dataset,
         release=release,
         model_label="elsewhere",

@@ -1,27 +1,38 @@
-"""What the CrowS-Pairs, SEAT and IndiCASA runs share: creating the run with its job, marking
-it running, failed or complete, and turning engine configuration errors into domain errors.
+"""The one lifecycle of every evaluation run, whatever its kind (apps/evaluation/kinds.py).
 
-A run's results and item rows are written together, in one transaction, only when the whole
-run has been computed: a failed or cancelled run never shows partial numbers as complete.
-Re-running the job (a redelivered message, a resume) starts over and replaces the item rows.
+A run's state lives on its core `Job` (EvaluationRun.status, .error and .finished_at read it):
+
+* start: `evaluation_run_create` makes the run and its job in one transaction; the job is
+  queued after commit (an unreachable broker fails the job at once);
+* progress: the kind's work reports through `progress` (core writes it on the job; a
+  cancelled job stops the work at its next report);
+* finish: the job's task runs `evaluation_run_execute` (the kind's work,
+  `EvaluationKind.execute`) in core's job_run, which marks the job succeeded with the work's
+  result; runs scored item by item write their rows and results together at the end
+  (`evaluation_run_finish`), so a stopped run never shows numbers;
+* fail: core's job_run fails the job with the reason (a domain error's message; a transient
+  error is retried first), and core's `job_fail` calls the kind's `JobKind.on_fail`, the one
+  failure hook, whoever failed the job (the work, the broker, the watchdog);
+* partial is derived, not stored: a failed or cancelled job whose run has predictions.
+
+Imported predictions are scored when created (services/imports.py); their job is marked
+succeeded in the same transaction, or is the background job that scored them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from contextlib import contextmanager
 from typing import Any
 
 from django.db import transaction
-from django.utils import timezone
 
 from apps.catalog.models import Dataset
 from apps.core.errors import KasautiError
-from apps.core.heartbeat import JobCancelled
 from apps.core.services import job_create, job_dispatch
 from worker.engines.errors import ModelConfigurationError
 
-from ..models import EvaluationRun, ItemResult, ModelEntry, RunStatus
+from ..models import EvaluationRun, ItemResult, ModelEntry
+from ..registry import evaluation_kind_get
 
 Progress = Callable[..., None]
 
@@ -30,10 +41,20 @@ class EvaluationInputError(KasautiError):
     """The run cannot be made from what was asked (wrong model kind, no items...)."""
 
 
-def bias_run_create(
+def model_kind_require(*, model: ModelEntry | None, kinds: Iterable[str], what: str) -> None:
+    """`model` is one of `kinds` (ModelKind values), or the run cannot be made."""
+    kinds = tuple(kinds)
+    if model is None:
+        raise EvaluationInputError(f"{what} needs a model ({' or '.join(kinds)})")
+    if model.kind not in kinds:
+        raise EvaluationInputError(
+            f"{what} needs a model of kind {' or '.join(kinds)}; {model.name!r} is {model.kind}"
+        )
+
+
+def evaluation_run_create(
     *,
     kind: str,
-    job_kind: str,
     dataset: Dataset,
     model: ModelEntry | None,
     model_label: str,
@@ -41,7 +62,11 @@ def bias_run_create(
     title: str,
     unit: str,
     created_by=None,
+    **fields: Any,
 ) -> EvaluationRun:
+    """A run of `kind` and its queued job (after commit). `fields`: the run's other columns
+    (release, prompt template, shots...)."""
+    job_kind = evaluation_kind_get(kind).job_kind
     with transaction.atomic():
         run = EvaluationRun.objects.create(
             kind=kind,
@@ -50,9 +75,10 @@ def bias_run_create(
             model_label=model_label,
             params=params,
             created_by=created_by if getattr(created_by, "pk", None) else None,
+            **fields,
         )
         job = job_create(
-            kind=job_kind,
+            kind=job_kind.name,
             params={"run_id": run.pk},
             title=title,
             unit=unit,
@@ -64,45 +90,26 @@ def bias_run_create(
     return run
 
 
-def require_model_kind(model: ModelEntry | None, kinds: Iterable[str], what: str) -> None:
-    kinds = tuple(kinds)
-    if model is None:
-        raise EvaluationInputError(f"{what} needs a model ({' or '.join(kinds)})")
-    if model.kind not in kinds:
-        raise EvaluationInputError(
-            f"{what} needs a model of kind {' or '.join(kinds)}; {model.name!r} is {model.kind}"
-        )
-
-
-@contextmanager
-def bias_run_executing(*, run: EvaluationRun):
-    """Mark the run running for the body; a failure marks it failed with the reason (and the
-    exception goes on to the job wrapper). A model configuration problem becomes a domain
-    error, so the job fails with its message instead of being retried."""
-    EvaluationRun.objects.filter(pk=run.pk).update(status=RunStatus.RUNNING, error="")
+def evaluation_run_execute(*, run: EvaluationRun, progress: Progress, **options: Any) -> dict:
+    """The work of a run's job (called by core's job_run in the job's task, which records the
+    outcome on the job): its kind's `execute`, with `options` (a test's stand-in generator).
+    An engine configuration problem becomes a domain error: the job fails with its message
+    instead of being retried."""
     try:
-        try:
-            yield
-        except ModelConfigurationError as exc:
-            raise EvaluationInputError(str(exc)) from exc
-    except Exception as exc:
-        if isinstance(exc, JobCancelled):
-            error = "Cancelled before it finished; no results were stored."
-        else:
-            error = f"{exc}"[:2000]
-        EvaluationRun.objects.filter(pk=run.pk).update(
-            status=RunStatus.FAILED, error=error, finished_at=timezone.now()
-        )
-        raise
+        return evaluation_kind_get(run.kind).execute_run(run=run, progress=progress, **options)
+    except ModelConfigurationError as exc:
+        raise EvaluationInputError(str(exc)) from exc
 
 
-def bias_run_finish(
+def evaluation_run_finish(
     *,
     run: EvaluationRun,
     results: dict[str, Any],
     model_info: dict[str, Any],
     items: list[ItemResult],
 ) -> None:
+    """Store a run's item rows and results together (replacing those of an earlier attempt):
+    until then the run has none."""
     with transaction.atomic():
         ItemResult.objects.filter(run=run).delete()
         for item in items:
@@ -110,7 +117,11 @@ def bias_run_finish(
         ItemResult.objects.bulk_create(items, batch_size=1000)
         run.results = results
         run.model_info = model_info
-        run.status = RunStatus.COMPLETE
-        run.error = ""
-        run.finished_at = timezone.now()
-        run.save(update_fields=["results", "model_info", "status", "error", "finished_at"])
+        run.save(update_fields=["results", "model_info"])
+
+
+def evaluation_run_delete(*, run: EvaluationRun) -> None:
+    if run.job_id and not run.job.is_finished:
+        raise KasautiError(f"run {run.pk} is still running: cancel its job first")
+    with transaction.atomic():
+        run.delete()
