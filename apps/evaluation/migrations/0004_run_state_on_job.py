@@ -66,6 +66,10 @@ def run_state_to_jobs(apps, schema_editor):
         # auto_now_add set the job's creation to now: it was made with the run.
         Job.objects.filter(pk=job.pk).update(created_at=run.created_at)
         EvaluationRun.objects.filter(pk=run.pk).update(job=job)
+    if schema_editor.connection.vendor == "postgresql":
+        # Check the new foreign keys now: PostgreSQL refuses to alter a table (the columns
+        # dropped next, in the same transaction) while its deferred checks are pending.
+        schema_editor.execute("SET CONSTRAINTS ALL IMMEDIATE")
 
 
 def run_state_from_jobs(apps, schema_editor):
