@@ -13,7 +13,7 @@ from rest_framework.views import APIView
 from apps.accounts.permissions import IsResearcher
 from apps.catalog.models import Dataset
 
-from .models import EvaluationRun, ModelEntry, RunStatus
+from .models import EvaluationRun, ModelEntry, RunKind, RunStatus
 from .services.crows import crows_run_create
 from .services.indicasa import (
     LOSSES,
@@ -26,8 +26,9 @@ MAX_SEED = 2_147_483_647
 
 
 class BiasRunOutputSerializer(serializers.ModelSerializer):
-    # Read from the run's job (EvaluationRun.status).
-    status = serializers.ChoiceField(choices=RunStatus.choices, read_only=True)
+    # As when they were model choices; the status is read from the run's job.
+    kind = serializers.ChoiceField(choices=RunKind.choices)
+    status = serializers.ChoiceField(choices=RunStatus.choices, required=False)
 
     class Meta:
         model = EvaluationRun
