@@ -15,11 +15,8 @@ from apps.catalog.models import Dataset
 
 from .models import EvaluationRun, ModelEntry, RunKind, RunStatus
 from .services.crows import crows_run_create
-from .services.indicasa import (
-    LOSSES,
-    indicasa_generate_run_create,
-    indicasa_train_run_create,
-)
+from .services.indicasa import LOSSES, indicasa_train_run_create
+from .services.indicasa_generate import indicasa_generate_run_create
 from .services.seat import seat_run_create
 
 MAX_SEED = 2_147_483_647

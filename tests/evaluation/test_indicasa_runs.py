@@ -12,10 +12,8 @@ from django.db import transaction
 from apps.catalog.models import ContextSentence, ContextSet, SentencePair
 from apps.core.models import Job
 from apps.evaluation.models import EvaluationRun, ItemResult, ModelEntry, ModelKind, RunStatus
-from apps.evaluation.services.indicasa import (
-    indicasa_generate_run_create,
-    indicasa_train_run_create,
-)
+from apps.evaluation.services.indicasa import indicasa_train_run_create
+from apps.evaluation.services.indicasa_generate import indicasa_generate_run_create
 from apps.evaluation.services.lifecycle import EvaluationInputError
 from tests.core.test_worker_jobs import wait_for_job
 from tests.engines.test_completion import _tiny_gpt2
