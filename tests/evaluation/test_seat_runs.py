@@ -48,7 +48,7 @@ def test_bad_data_names_the_file_and_the_entry(tmp_path):
     bad = tmp_path / "broken.json"
     bad.write_text("{not json", encoding="utf-8")
     with pytest.raises(EvaluationInputError, match="broken.json"):
-        seat_catalog_load(bad)
+        seat_catalog_load(path=bad)
     path = _write(
         tmp_path,
         {
@@ -58,7 +58,7 @@ def test_bad_data_names_the_file_and_the_entry(tmp_path):
         },
     )
     with pytest.raises(EvaluationInputError) as err:
-        seat_catalog_load(path)
+        seat_catalog_load(path=path)
     assert "seat.json" in str(err.value)
     assert "must contain [X] once" in str(err.value)
     assert "test 't1': Y names unknown list 'nope'" in str(err.value)

@@ -4,18 +4,15 @@ Ids are matched against the instance's `source_id` (the id of the published file
 or its Kasauti `example_id`; when the file has category / language columns they narrow the match
 (example ids restart per category in BBQ's files). An answer is an option index (0- or 1-based,
 `index_base`) or the option's text, compared after case, space and trailing-punctuation
-normalisation. Ids that match nothing (or more than one item) and answers that match no option
-are counted and listed on the run, never dropped silently; a malformed file is refused with
-file, line and field, and nothing is written."""
+normalisation (apps/evaluation/predictions/answers.py). Ids that match nothing (or more than one
+item) and answers that match no option are counted and listed on the run, never dropped
+silently; a malformed file is refused with file, line and field, and nothing is written."""
 
 from __future__ import annotations
 
-import re
 import shutil
-import unicodedata
 import uuid
 from collections import defaultdict
-from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -32,39 +29,11 @@ from apps.releases.models import Release
 
 from ..jobs import IMPORT_PREDICTIONS
 from ..models import EvaluationRun, Prediction, RunKind
+from ..predictions.answers import answer_index
 from ..predictions.readers import Columns, PredictionRow, reader_for
 
 # How many unmatched ids / unparseable answers the run keeps for display (all are counted).
 LISTED = 200
-_SPACES = re.compile(r"\s+")
-
-
-def answer_normalise(text: str) -> str:
-    """Case-folded, spaces collapsed, trailing punctuation (., !, ?, ।, quotes...) removed."""
-    text = _SPACES.sub(" ", unicodedata.normalize("NFC", text)).strip().casefold()
-    while text and unicodedata.category(text[-1])[0] in "P":
-        text = text[:-1].rstrip()
-    while text and (unicodedata.category(text[0]) in ("Pi", "Ps") or text[0] in "\"'"):
-        text = text[1:].lstrip()
-    return text
-
-
-def answer_index(
-    prediction: int | str | None, answers: Sequence[str], *, index_base: int = 0
-) -> int | None:
-    """The chosen option (0..len-1) or None when the answer is not one of them."""
-    if prediction is None:
-        return None
-    if isinstance(prediction, str) and prediction.strip().isascii():
-        stripped = prediction.strip()
-        if stripped.isdigit():
-            prediction = int(stripped)
-    if isinstance(prediction, int):
-        index = prediction - index_base
-        return index if 0 <= index < len(answers) else None
-    wanted = answer_normalise(prediction)
-    matches = [i for i, answer in enumerate(answers) if answer_normalise(answer) == wanted]
-    return matches[0] if len(matches) == 1 else None
 
 
 def _instances(*, dataset: Dataset, release: Release | None):

@@ -33,17 +33,11 @@ from ..models import (
     PromptTemplate,
     RunKind,
 )
+from ..prompt_rules import option_continuations, shot_pool, shots_for
 from ..registry import evaluation_kind_get
 from .lifecycle import EvaluationInputError, evaluation_run_create
 from .metrics import run_metrics
-from .prompts import (
-    option_continuations,
-    prompt_render,
-    prompt_template_check,
-    shot_pool,
-    shots_for,
-    templates_for,
-)
+from .prompts import prompt_render, prompt_template_check, templates_for
 
 Progress = Callable[..., None]
 

@@ -81,7 +81,7 @@ class SeatCatalog:
         return [t.replace("[X]", w) for w in words for t in templates]
 
 
-def seat_catalog_load(path: str | Path | None = None) -> SeatCatalog:
+def seat_catalog_load(*, path: str | Path | None = None) -> SeatCatalog:
     """Read and check a SEAT data file; every problem names the file and the entry."""
     source = Path(path or DEFAULT_DATA)
     try:
@@ -172,7 +172,7 @@ def seat_run_create(
             model=model, kinds=evaluation_kind_get(RunKind.SEAT).model_kinds, what="A SEAT run"
         )
     languages = languages or ["en"]
-    catalog = seat_catalog_load(data_path)
+    catalog = seat_catalog_load(path=data_path)
     resolved = _resolve(catalog, tests, languages)  # every problem surfaces before the job
     params = {
         "languages": languages,
