@@ -6,6 +6,7 @@ import json
 
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
 from apps.core.models import Job
 from apps.evaluation.models import EvaluationRun, ModelEntry, ModelKind, Prediction
@@ -146,3 +147,40 @@ def test_the_schema_documents_the_evaluation_api(researcher_client):
         "/api/evaluation/runs/import/",
     ):
         assert path in paths, sorted(p for p in paths if "evaluation" in p)
+
+
+def test_run_status_comes_from_the_job_and_filters_on_it(researcher_client):
+    """queued / running / complete from the job; a failed or cancelled job's run is partial
+    with predictions, failed without; ?status= selects the same runs."""
+    release = bbq_release(languages=("en",), categories=("Caste",))
+    instance = release.dataset.instances.order_by("id").first()
+    states = {
+        "queued": (Job.Status.QUEUED, False),
+        "running": (Job.Status.RUNNING, True),
+        "complete": (Job.Status.SUCCEEDED, True),
+        "partial": (Job.Status.CANCELLED, True),
+        "failed": (Job.Status.FAILED, False),
+    }
+    runs = {}
+    for expected, (job_status, scored) in states.items():
+        finished = timezone.now() if job_status in Job.FINISHED else None
+        job = Job.objects.create(
+            kind="evaluate", status=job_status, error="boom" * scored, finished_at=finished
+        )
+        run = EvaluationRun.objects.create(
+            kind="bbq_mc", job=job, dataset=release.dataset, model_label=expected
+        )
+        if scored:
+            Prediction.objects.create(run=run, instance=instance, chosen=0)
+        runs[expected] = run
+    url = reverse("evaluation-run-list")
+    for expected, run in runs.items():
+        detail = researcher_client.get(reverse("evaluation-run-detail", args=[run.pk])).json()
+        assert detail["status"] == expected, (expected, detail)
+        listed = researcher_client.get(url, {"status": expected}).json()["results"]
+        assert [row["id"] for row in listed] == [run.pk], expected
+    assert researcher_client.get(url, {"status": "nonsense"}).status_code == 400
+    partial = researcher_client.get(reverse("evaluation-run-detail", args=[runs["partial"].pk]))
+    assert partial.json()["error"] == "boom" and partial.json()["finished_at"]
+    queued = researcher_client.get(reverse("evaluation-run-detail", args=[runs["queued"].pk]))
+    assert queued.json()["error"] == "" and queued.json()["finished_at"] is None
