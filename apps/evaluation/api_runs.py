@@ -231,7 +231,9 @@ class RunDownloadApi(APIView):
         kind = run.evaluation_kind
         by_item = not kind.scored_by_prediction
         if what == "metrics" and as_ == "csv":
-            response = HttpResponse(kind.metrics_csv(run), content_type="text/csv; charset=utf-8")
+            response = HttpResponse(
+                kind.metrics_csv_of(run=run), content_type="text/csv; charset=utf-8"
+            )
         elif what == "metrics":
             body = {"run": run.pk, "model": run.model_label, **(run.results or {})}
             response = HttpResponse(

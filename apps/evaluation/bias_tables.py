@@ -114,13 +114,31 @@ def indicasa_generate_table(results: dict) -> dict[str, Any]:
     }
 
 
-def results_context(table: Callable[[dict], dict[str, Any]]):
-    """A kind's run-page context from its table: none until the run has results."""
+# Each kind's run-page context (EvaluationKind.results_context): its table, none until the run
+# has results.
+def _context(run: EvaluationRun, table: Callable[[dict], dict[str, Any]]) -> dict | None:
+    return {"table": table(run.results)} if run.results else None
 
-    def context(run: EvaluationRun) -> dict[str, Any] | None:
-        return {"table": table(run.results)} if run.results else None
 
-    return context
+def crows_results_context(*, run: EvaluationRun) -> dict[str, Any] | None:
+    return _context(run, crows_table)
+
+
+def seat_results_context(*, run: EvaluationRun) -> dict[str, Any] | None:
+    return _context(run, seat_table)
+
+
+def indicasa_train_results_context(*, run: EvaluationRun) -> dict[str, Any] | None:
+    return _context(run, indicasa_train_table)
+
+
+def indicasa_generate_results_context(*, run: EvaluationRun) -> dict[str, Any] | None:
+    return _context(run, indicasa_generate_table)
+
+
+def crows_run_metrics_csv(*, run: EvaluationRun) -> str:
+    """A CrowS-Pairs run's metrics download (crows_metrics_csv of its results)."""
+    return crows_metrics_csv(run.results or {})
 
 
 # --- downloads of runs scored item by item (CrowS-Pairs, SEAT, IndiCASA) --------------------

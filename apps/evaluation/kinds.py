@@ -9,7 +9,6 @@ task (jobs.py, tasks.py), and one EvaluationKind below.
 
 from __future__ import annotations
 
-from . import bias_tables, selectors
 from .jobs import (
     CROWS_KIND,
     EVALUATE_KIND,
@@ -21,13 +20,8 @@ from .jobs import (
 from .models import ModelKind, RunKind
 from .registry import ITEM_RESULTS, PREDICTIONS, EvaluationKind
 
-
-def _bbq_metrics_csv(run) -> str:
-    return selectors.run_metrics_csv(run=run)
-
-
-def _crows_metrics_csv(run) -> str:
-    return bias_tables.crows_metrics_csv(run.results or {})
+TABLES = "apps.evaluation.bias_tables"
+SELECTORS = "apps.evaluation.selectors"
 
 
 # The BBQ-style results section and its metrics CSV: multiple-choice runs and imported
@@ -35,8 +29,8 @@ def _crows_metrics_csv(run) -> str:
 _BBQ_RESULTS = {
     "rows": PREDICTIONS,
     "results_template": "evaluation/_results_bbq.html",
-    "results_context": selectors.bbq_results_context,
-    "metrics_csv": _bbq_metrics_csv,
+    "results_context": f"{SELECTORS}:bbq_results_context",
+    "metrics_csv": f"{SELECTORS}:run_metrics_csv",
 }
 
 BBQ_MC = EvaluationKind(
@@ -68,8 +62,8 @@ CROWS = EvaluationKind(
     execute="apps.evaluation.services.crows:crows_run_execute",
     rows=ITEM_RESULTS,
     results_template="evaluation/crows_results.html",
-    results_context=bias_tables.results_context(bias_tables.crows_table),
-    metrics_csv=_crows_metrics_csv,
+    results_context=f"{TABLES}:crows_results_context",
+    metrics_csv=f"{TABLES}:crows_run_metrics_csv",
     form_label="CrowS-Pairs bias percentage (sentence pairs; masked or causal LM)",
     form_fields=("model",),
 )
@@ -83,9 +77,9 @@ SEAT = EvaluationKind(
     execute="apps.evaluation.services.seat:seat_run_execute",
     rows=ITEM_RESULTS,
     results_template="evaluation/seat_results.html",
-    results_context=bias_tables.results_context(bias_tables.seat_table),
+    results_context=f"{TABLES}:seat_results_context",
     # No figures of their own in CSV: the BBQ-style table (header only), as before.
-    metrics_csv=_bbq_metrics_csv,
+    metrics_csv=f"{SELECTORS}:run_metrics_csv",
     form_label="SEAT effect sizes (word lists; sentence encoder or masked LM)",
     form_fields=("model",),
 )
@@ -99,8 +93,8 @@ INDICASA_TRAIN = EvaluationKind(
     execute="apps.evaluation.services.indicasa:indicasa_train_run_execute",
     rows=ITEM_RESULTS,
     results_template="evaluation/indicasa_results.html",
-    results_context=bias_tables.results_context(bias_tables.indicasa_train_table),
-    metrics_csv=_bbq_metrics_csv,
+    results_context=f"{TABLES}:indicasa_train_results_context",
+    metrics_csv=f"{SELECTORS}:run_metrics_csv",
     form_label="IndiCASA contrastive encoder (context sets; sentence encoder)",
     form_fields=("model", "loss", "epochs"),
 )
@@ -114,8 +108,8 @@ INDICASA_GENERATE = EvaluationKind(
     execute="apps.evaluation.services.indicasa_generate:indicasa_generate_run_execute",
     rows=ITEM_RESULTS,
     results_template="evaluation/indicasa_results.html",
-    results_context=bias_tables.results_context(bias_tables.indicasa_generate_table),
-    metrics_csv=_bbq_metrics_csv,
+    results_context=f"{TABLES}:indicasa_generate_results_context",
+    metrics_csv=f"{SELECTORS}:run_metrics_csv",
     form_label="IndiCASA generation bias score (sentence pairs; causal LM)",
     form_fields=("model", "encoder", "rounds"),
 )

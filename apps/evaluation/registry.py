@@ -6,14 +6,15 @@ The built-in kinds are described in apps/evaluation/kinds.py and registered from
 EvaluationConfig.ready(); registering a kind registers its core JobKind too. Looking up a kind
 that is not registered is an error (LookupError), never a silent fallback.
 
-Services are named by "module:function" and imported when called: the engines and numpy they
-load stay out of every process that only reads runs (the web server, `manage.py` commands).
+Services, result tables and downloads are named by "module:function" and imported when called:
+registering the kinds at start-up loads no engine, numpy or table code, and the engines stay out
+of every process that only reads runs (the web server, `manage.py` commands).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
@@ -48,14 +49,12 @@ class EvaluationKind:
     execute: str = ""
     # PREDICTIONS or ITEM_RESULTS.
     rows: str = ITEM_RESULTS
-    # The results section of the run page: a template, and its context (run -> dict; None:
-    # no section yet, the run has no results).
+    # The results section of the run page: a template, and "module:function" of its context,
+    # (run=) -> dict, or None while the run has no results to show.
     results_template: str = ""
-    results_context: Callable[[EvaluationRun], dict[str, Any] | None] = field(
-        default=lambda run: None
-    )
-    # The metrics download as CSV (run -> text).
-    metrics_csv: Callable[[EvaluationRun], str] | None = None
+    results_context: str = ""
+    # "module:function" of the metrics download as CSV, (run=) -> text.
+    metrics_csv: str = ""
     # Whether the run has a prompt setting (shots, instruction language) to show.
     prompted: bool = False
     # The start form of the bias-run page (forms_bias.BiasRunForm): the kind's choice label and
@@ -77,6 +76,14 @@ class EvaluationKind:
         if not self.execute:
             raise LookupError(f"evaluation kind {self.name!r} is not run by a job")
         return _service(self.execute)(run=run, progress=progress, **options)
+
+    def results_context_of(self, *, run: EvaluationRun) -> dict[str, Any] | None:
+        return _service(self.results_context)(run=run) if self.results_context else None
+
+    def metrics_csv_of(self, *, run: EvaluationRun) -> str:
+        if not self.metrics_csv:
+            raise LookupError(f"evaluation kind {self.name!r} has no metrics CSV")
+        return _service(self.metrics_csv)(run=run)
 
     @property
     def scored_by_prediction(self) -> bool:

@@ -88,7 +88,7 @@ def run_get(*, run_id: int) -> EvaluationRun | None:
     return run_list().filter(pk=run_id).first()
 
 
-def bbq_results_context(run: EvaluationRun) -> dict[str, Any]:
+def bbq_results_context(*, run: EvaluationRun) -> dict[str, Any]:
     """The run page's BBQ-style results section (empty until the run has results): overall
     figures, heat maps, the category x language x condition and noun-type tables."""
     results = run.results or {}

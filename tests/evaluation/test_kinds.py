@@ -9,7 +9,6 @@ from django.urls import reverse
 
 from apps.core import registry as core_registry
 from apps.core.registry import JobKind, job_kind_get
-from apps.evaluation import bias_tables
 from apps.evaluation.models import EvaluationRun, ItemResult, RunKind
 from apps.evaluation.registry import (
     ITEM_RESULTS,
@@ -65,6 +64,10 @@ def throwaway_execute(*, run, progress) -> dict:
     return {"run_id": run.pk, "tests": 1}
 
 
+def throwaway_metrics_csv(*, run) -> str:
+    return "name,effect_size\nT1,0.5\n"
+
+
 @pytest.fixture
 def throwaway(monkeypatch):
     job_kind = JobKind(
@@ -81,8 +84,8 @@ def throwaway(monkeypatch):
             execute="tests.evaluation.test_kinds:throwaway_execute",
             rows=ITEM_RESULTS,
             results_template="evaluation/seat_results.html",
-            results_context=bias_tables.results_context(bias_tables.seat_table),
-            metrics_csv=lambda run: "name,effect_size\nT1,0.5\n",
+            results_context="apps.evaluation.bias_tables:seat_results_context",
+            metrics_csv="tests.evaluation.test_kinds:throwaway_metrics_csv",
         )
     )
     yield kind

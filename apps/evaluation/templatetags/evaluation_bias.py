@@ -14,7 +14,7 @@ register = template.Library()
 @register.simple_tag
 def run_results(run) -> str:
     kind = run.evaluation_kind
-    context = kind.results_context(run)
+    context = kind.results_context_of(run=run)
     if context is None:
         return ""
     return render_to_string(
