@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from apps.core.models import Job
 from apps.evaluation.models import EvaluationRun, ModelEntry, ModelKind, Prediction
+from tests.conftest import PASSWORD
 from tests.evaluation.bbq_data import bbq_release
 
 pytestmark = pytest.mark.django_db
@@ -184,3 +185,25 @@ def test_run_status_comes_from_the_job_and_filters_on_it(researcher_client):
     assert partial.json()["error"] == "boom" and partial.json()["finished_at"]
     queued = researcher_client.get(reverse("evaluation-run-detail", args=[runs["queued"].pk]))
     assert queued.json()["error"] == "" and queued.json()["finished_at"] is None
+
+
+def test_listing_runs_reads_their_status_without_a_query_per_run(
+    researcher_client, client, researcher, django_assert_max_num_queries
+):
+    release = bbq_release(languages=("en",), categories=("Caste",))
+    for index in range(12):
+        job = Job.objects.create(kind="evaluate", status=Job.Status.FAILED, error="stopped")
+        EvaluationRun.objects.create(
+            kind="bbq_mc", job=job, dataset=release.dataset, model_label=f"m{index}"
+        )
+    url = reverse("evaluation-run-list")
+    researcher_client.get(url)  # the session and permissions are loaded once
+    with django_assert_max_num_queries(6):
+        rows = researcher_client.get(url, {"limit": 50}).json()["results"]
+    assert len(rows) == 12 and {row["status"] for row in rows} == {"failed"}
+    assert client.login(username=researcher.username, password=PASSWORD)
+    client.get(reverse("evaluation:runs"))
+    with django_assert_max_num_queries(8):
+        page = client.get(reverse("evaluation:runs"))
+    assert page.status_code == 200, page.status_code
+    assert page.content.count(b"badge run-failed") == 12, page.content.decode()[:3000]
