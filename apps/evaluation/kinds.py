@@ -3,8 +3,8 @@ is apps/evaluation/registry.py; EvaluationConfig.ready() registers KINDS).
 
 To add a kind: write its create and execute services (services/<kind>.py: create checks what
 it can and calls services.lifecycle.evaluation_run_create; execute computes and calls
-evaluation_run_finish), its results template and table (bias_tables.py), its JobKind and
-task (jobs.py, tasks.py), and one EvaluationKind below.
+evaluation_run_finish), its results template and table (bias_tables.py), its JobKind
+(jobs.py; its task: apps.evaluation.tasks.evaluation_run), and one EvaluationKind below.
 """
 
 from __future__ import annotations

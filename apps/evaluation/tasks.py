@@ -1,7 +1,9 @@
 """Celery tasks of the evaluation app: each takes a job id and runs the job's run through the
 one lifecycle (services/lifecycle.py, which calls the run's kind's work) inside core's run
-wrapper. One task name per job kind (apps/evaluation/jobs.py), so that messages already queued
-keep their meaning. Routed to the `gpu` queue (kasauti/settings/base.py CELERY_TASK_ROUTES)."""
+wrapper. `evaluation_run` serves any kind (the run's kind decides the work): a new kind's
+JobKind names it. The built-in kinds keep their own task names, so that messages already
+queued keep their meaning. Routed to the `gpu` queue (kasauti/settings/base.py
+CELERY_TASK_ROUTES)."""
 
 from __future__ import annotations
 
@@ -20,6 +22,11 @@ def _run_job(task, job_id: int) -> None:
         return evaluation_run_execute(run=run, progress=report)
 
     job_run(job_id=job_id, task=task, work=work)
+
+
+@shared_task(bind=True, name="apps.evaluation.tasks.evaluation_run")
+def evaluation_run_task(self, job_id: int) -> None:
+    _run_job(self, job_id)
 
 
 @shared_task(bind=True, name="apps.evaluation.tasks.evaluate_run")

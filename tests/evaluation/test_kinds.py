@@ -71,7 +71,7 @@ def throwaway_metrics_csv(*, run) -> str:
 @pytest.fixture
 def throwaway(monkeypatch):
     job_kind = JobKind(
-        name="throwaway_job", label="Throwaway job", task="apps.evaluation.tasks.seat_run"
+        name="throwaway_job", label="Throwaway job", task="apps.evaluation.tasks.evaluation_run"
     )
     # Core has no unregister: the job kind is taken out again when the test ends.
     monkeypatch.setitem(core_registry._KINDS, job_kind.name, job_kind)
