@@ -68,7 +68,7 @@ Choices where the papers and their peers leave room, made here:
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -339,46 +339,28 @@ def bbq_breakdown(
     return {key: bbq_scores(groups[key]) for key in sorted(groups)}
 
 
-def _grouped(items: Iterable, key: Callable[..., tuple[str, ...]]) -> dict[tuple[str, ...], list]:
-    groups: dict[tuple[str, ...], list] = defaultdict(list)
-    for item in items:
-        groups[key(item)].append(item)
-    return dict(sorted(groups.items()))
-
-
 def bbq_results(items: list[BBQItem]) -> dict[str, Any]:
     """Every figure the run page, the API and `run_metrics` show, as JSON: overall, by
     category, language and noun type, by category x language (x context condition), by
-    category x noun type."""
+    category x noun type (each a ``bbq_breakdown``)."""
 
-    def rows(key, names):
+    def by(field: str) -> dict[str, dict[str, Any]]:
+        return {key[0]: scores for key, scores in bbq_breakdown(items, by=(field,)).items()}
+
+    def rows(*fields: str) -> list[dict[str, Any]]:
         return [
-            {**dict(zip(names, values, strict=True)), **bbq_scores(group)}
-            for values, group in _grouped(items, key).items()
+            {**dict(zip(fields, key, strict=True)), **scores}
+            for key, scores in bbq_breakdown(items, by=fields).items()
         ]
 
     return {
         "overall": bbq_scores(items),
-        "by_category": {
-            values[0]: bbq_scores(group)
-            for values, group in _grouped(items, lambda i: (i.category,)).items()
-        },
-        "by_language": {
-            values[0]: bbq_scores(group)
-            for values, group in _grouped(items, lambda i: (i.language,)).items()
-        },
-        "by_noun_type": {
-            values[0]: bbq_scores(group)
-            for values, group in _grouped(items, lambda i: (i.noun_type,)).items()
-        },
-        "by_category_language": rows(lambda i: (i.category, i.language), ("category", "language")),
-        "by_category_language_condition": rows(
-            lambda i: (i.category, i.language, i.context_condition),
-            ("category", "language", "context_condition"),
-        ),
-        "by_category_noun_type": rows(
-            lambda i: (i.category, i.noun_type), ("category", "noun_type")
-        ),
+        "by_category": by("category"),
+        "by_language": by("language"),
+        "by_noun_type": by("noun_type"),
+        "by_category_language": rows("category", "language"),
+        "by_category_language_condition": rows("category", "language", "context_condition"),
+        "by_category_noun_type": rows("category", "noun_type"),
     }
 
 
