@@ -22,7 +22,8 @@ def _migrate(targets):
     return executor.loader.project_state(targets).apps
 
 
-@pytest.mark.django_db(transaction=True)
+# serialized_rollback as the worker tests: its flush must leave the base rows as they expect.
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)
 def test_every_run_keeps_its_state():
     dataset = bbq_dataset(languages=("en",))  # catalog rows, untouched by the migration
     instance_id = dataset.instances.order_by("id").values_list("id", flat=True)[0]
