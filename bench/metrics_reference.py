@@ -112,7 +112,7 @@ def kasauti_items(records, predictions: list[int]):
 
 
 def kasauti_figures(items) -> dict[str, dict]:
-    from apps.evaluation.services.metrics import bbq_results
+    from apps.evaluation.metrics.bbq import bbq_results
 
     results = bbq_results(items)
     return {"overall": results["overall"], **results["by_category"]}

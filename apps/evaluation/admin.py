@@ -32,7 +32,8 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 @admin.register(EvaluationRun)
 class EvaluationRunAdmin(ReadOnlyAdmin):
     list_display = ["id", "kind", "status", "dataset", "release", "model_label", "created_at"]
-    list_filter = ["kind", "status"]
+    list_filter = ["kind", "job__status"]
+    list_select_related = ["job", "dataset", "release"]
 
 
 @admin.register(Prediction)

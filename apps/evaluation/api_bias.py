@@ -13,19 +13,20 @@ from rest_framework.views import APIView
 from apps.accounts.permissions import IsResearcher
 from apps.catalog.models import Dataset
 
-from .models import EvaluationRun, ModelEntry
+from .models import EvaluationRun, ModelEntry, RunKind, RunStatus
 from .services.crows import crows_run_create
-from .services.indicasa import (
-    LOSSES,
-    indicasa_generate_run_create,
-    indicasa_train_run_create,
-)
+from .services.indicasa import LOSSES, indicasa_train_run_create
+from .services.indicasa_generate import indicasa_generate_run_create
 from .services.seat import seat_run_create
 
 MAX_SEED = 2_147_483_647
 
 
 class BiasRunOutputSerializer(serializers.ModelSerializer):
+    # As when they were model choices; the status is read from the run's job.
+    kind = serializers.ChoiceField(choices=RunKind.choices)
+    status = serializers.ChoiceField(choices=RunStatus.choices, required=False)
+
     class Meta:
         model = EvaluationRun
         fields = ["id", "kind", "status", "dataset", "model", "model_label", "params", "job"]

@@ -7,9 +7,9 @@ class EvaluationConfig(AppConfig):
     verbose_name = "Evaluation"
 
     def ready(self) -> None:
-        from apps.core.registry import job_kind_register
+        from .kinds import KINDS
+        from .registry import evaluation_kind_register
 
-        from .jobs import KINDS
-
+        # Each evaluation kind, and with it the core job kind its runs run under.
         for kind in KINDS:
-            job_kind_register(kind)
+            evaluation_kind_register(kind)

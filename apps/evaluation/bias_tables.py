@@ -1,21 +1,15 @@
 """Read-only shaping of CrowS-Pairs, SEAT and IndiCASA results into table rows for the run
-page (``templatetags/evaluation_bias.py``) and CSV: no queries beyond the run itself."""
+page (each kind's `results_context`, apps/evaluation/kinds.py) and CSV: no queries beyond the
+run itself."""
 
 from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
-from .models import EvaluationRun, ItemResult, RunKind
-
-TEMPLATES = {
-    RunKind.CROWS: "evaluation/crows_results.html",
-    RunKind.SEAT: "evaluation/seat_results.html",
-    RunKind.INDICASA_TRAIN: "evaluation/indicasa_results.html",
-    RunKind.INDICASA_GENERATE: "evaluation/indicasa_results.html",
-}
+from .models import EvaluationRun, ItemResult
 
 
 def _cell(entry: dict | None) -> dict[str, Any]:
@@ -70,38 +64,42 @@ def seat_table(results: dict) -> dict[str, Any]:
     return {"languages": languages, "rows": rows, "level": results.get("significance_level")}
 
 
-def indicasa_tables(run: EvaluationRun) -> dict[str, Any]:
-    results = run.results or {}
-    if run.kind == RunKind.INDICASA_TRAIN:
-        mlp = results.get("mlp", {})
-        categories = sorted(
-            set(mlp.get("vanilla", {}).get("by_category", {}))
-            | set(mlp.get("contrastive", {}).get("by_category", {}))
-        )
-        f1_rows = [
-            {
-                "category": c,
-                "vanilla": mlp.get("vanilla", {}).get("by_category", {}).get(c, {}).get("macro_f1"),
-                "contrastive": mlp.get("contrastive", {})
-                .get("by_category", {})
-                .get(c, {})
-                .get("macro_f1"),
-            }
-            for c in categories
-        ]
-        return {
-            "mode": "train",
-            "history": results.get("history", []),
-            "best_epoch": results.get("best_epoch"),
-            "best_delta_sim": results.get("best_delta_sim"),
-            "split": results.get("split", {}),
-            "checkpoint": results.get("checkpoint"),
-            "f1_rows": f1_rows,
-            "f1_overall": {
-                "vanilla": mlp.get("vanilla", {}).get("overall", {}).get("macro_f1"),
-                "contrastive": mlp.get("contrastive", {}).get("overall", {}).get("macro_f1"),
-            },
+def indicasa_train_table(results: dict) -> dict[str, Any]:
+    """The encoder's Δsim by epoch and the MLP head's macro-F1, vanilla against contrastive
+    (the paper's Table 4 comparison)."""
+    mlp = results.get("mlp", {})
+    categories = sorted(
+        set(mlp.get("vanilla", {}).get("by_category", {}))
+        | set(mlp.get("contrastive", {}).get("by_category", {}))
+    )
+    f1_rows = [
+        {
+            "category": c,
+            "vanilla": mlp.get("vanilla", {}).get("by_category", {}).get(c, {}).get("macro_f1"),
+            "contrastive": mlp.get("contrastive", {})
+            .get("by_category", {})
+            .get(c, {})
+            .get("macro_f1"),
         }
+        for c in categories
+    ]
+    return {
+        "mode": "train",
+        "history": results.get("history", []),
+        "best_epoch": results.get("best_epoch"),
+        "best_delta_sim": results.get("best_delta_sim"),
+        "split": results.get("split", {}),
+        "checkpoint": results.get("checkpoint"),
+        "f1_rows": f1_rows,
+        "f1_overall": {
+            "vanilla": mlp.get("vanilla", {}).get("overall", {}).get("macro_f1"),
+            "contrastive": mlp.get("contrastive", {}).get("overall", {}).get("macro_f1"),
+        },
+    }
+
+
+def indicasa_generate_table(results: dict) -> dict[str, Any]:
+    """Stereotype probability, bias score and skip ratio: overall, by category, by language."""
     rows = [{"label": "Overall", **(results.get("overall") or {})}]
     rows += [{"label": c, **v} for c, v in sorted((results.get("by_category") or {}).items())]
     rows += [
@@ -116,17 +114,31 @@ def indicasa_tables(run: EvaluationRun) -> dict[str, Any]:
     }
 
 
-def bias_results_context(run: EvaluationRun) -> dict[str, Any]:
-    template = TEMPLATES.get(run.kind)
-    if template is None or not run.results:
-        return {"bias_template": None, "run": run}
-    if run.kind == RunKind.CROWS:
-        table = crows_table(run.results)
-    elif run.kind == RunKind.SEAT:
-        table = seat_table(run.results)
-    else:
-        table = indicasa_tables(run)
-    return {"bias_template": template, "run": run, "table": table}
+# Each kind's run-page context (EvaluationKind.results_context): its table, none until the run
+# has results.
+def _context(run: EvaluationRun, table: Callable[[dict], dict[str, Any]]) -> dict | None:
+    return {"table": table(run.results)} if run.results else None
+
+
+def crows_results_context(*, run: EvaluationRun) -> dict[str, Any] | None:
+    return _context(run, crows_table)
+
+
+def seat_results_context(*, run: EvaluationRun) -> dict[str, Any] | None:
+    return _context(run, seat_table)
+
+
+def indicasa_train_results_context(*, run: EvaluationRun) -> dict[str, Any] | None:
+    return _context(run, indicasa_train_table)
+
+
+def indicasa_generate_results_context(*, run: EvaluationRun) -> dict[str, Any] | None:
+    return _context(run, indicasa_generate_table)
+
+
+def crows_run_metrics_csv(*, run: EvaluationRun) -> str:
+    """A CrowS-Pairs run's metrics download (crows_metrics_csv of its results)."""
+    return crows_metrics_csv(run.results or {})
 
 
 # --- downloads of runs scored item by item (CrowS-Pairs, SEAT, IndiCASA) --------------------

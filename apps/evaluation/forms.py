@@ -7,6 +7,7 @@ from django import forms
 from apps.catalog.models import Dataset
 from apps.releases.models import Release
 
+from .kinds import BBQ_MC
 from .models import InstructionLanguage, ModelEntry, ModelKind, PromptTemplate
 from .services.models import DTYPES
 
@@ -21,9 +22,7 @@ class RunForm(forms.Form):
         queryset=Release.objects.select_related("dataset").order_by("dataset__name", "-number")
     )
     model = forms.ModelChoiceField(
-        queryset=ModelEntry.objects.filter(
-            kind__in=(ModelKind.CAUSAL_LM, ModelKind.ENDPOINT)
-        ).order_by("name"),
+        queryset=ModelEntry.objects.filter(kind__in=BBQ_MC.model_kinds).order_by("name"),
         help_text="A causal language model directory or a completions endpoint.",
     )
     shots = forms.TypedChoiceField(

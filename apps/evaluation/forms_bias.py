@@ -7,18 +7,17 @@ from django import forms
 from apps.catalog.models import Dataset
 
 from .models import ModelEntry, ModelKind
+from .registry import evaluation_kinds
 from .services.indicasa import LOSSES
 
-KINDS = [
-    ("crows", "CrowS-Pairs bias percentage (sentence pairs; masked or causal LM)"),
-    ("seat", "SEAT effect sizes (word lists; sentence encoder or masked LM)"),
-    ("indicasa_train", "IndiCASA contrastive encoder (context sets; sentence encoder)"),
-    ("indicasa_generate", "IndiCASA generation bias score (sentence pairs; causal LM)"),
-]
+
+def kind_choices() -> list[tuple[str, str]]:
+    """The registered kinds started from this form (those with a form label)."""
+    return [(kind.name, kind.form_label) for kind in evaluation_kinds() if kind.form_label]
 
 
 class BiasRunForm(forms.Form):
-    kind = forms.ChoiceField(choices=KINDS)
+    kind = forms.ChoiceField(choices=kind_choices)
     dataset = forms.ModelChoiceField(queryset=Dataset.objects.order_by("name"))
     model = forms.ModelChoiceField(
         queryset=ModelEntry.objects.exclude(kind=ModelKind.ENDPOINT).order_by("name"),
@@ -40,5 +39,7 @@ class BiasRunForm(forms.Form):
     epochs = forms.IntegerField(min_value=1, max_value=100, initial=3)
     rounds = forms.IntegerField(min_value=1, max_value=50, initial=5)
 
-    def clean_languages(self) -> list[str]:
-        return [part.strip() for part in self.cleaned_data["languages"].split(",") if part.strip()]
+    def clean_languages(self) -> list[str] | None:
+        """The languages asked for; None: every language (the services' default)."""
+        parts = [part.strip() for part in self.cleaned_data["languages"].split(",")]
+        return [part for part in parts if part] or None

@@ -1,5 +1,11 @@
-"""The evaluation app's kinds of background job, plugged into core's job system. Every kind's
-task is routed to the Celery `gpu` queue (CELERY_TASK_ROUTES in kasauti/settings/base.py)."""
+"""The evaluation app's kinds of background job, plugged into core's job system: one per
+evaluation kind (apps/evaluation/kinds.py holds each, and registering the evaluation kind
+registers its job kind). Every kind's task is routed to the Celery `gpu` queue
+(CELERY_TASK_ROUTES in kasauti/settings/base.py).
+
+A run's status, error and finished time are its job's (EvaluationRun.status): nothing of the
+run needs undoing when its job fails, so the run kinds have no `on_fail`; a predictions import
+removes its stored upload."""
 
 from __future__ import annotations
 
@@ -15,12 +21,6 @@ IMPORT_PREDICTIONS = "import_predictions"
 def _run_links(job: Job) -> list[JobLink]:
     run_id = (job.params or {}).get("run_id") or (job.result or {}).get("run_id")
     return [JobLink("View run", reverse("evaluation:run", args=[run_id]))] if run_id else []
-
-
-def _runs_failed(job: Job) -> None:
-    from .services.runs import run_job_failed
-
-    run_job_failed(job=job)
 
 
 def _fmt(value) -> str:
@@ -47,7 +47,6 @@ EVALUATE_KIND = JobKind(
     task="apps.evaluation.tasks.evaluate_run",
     summary=_evaluate_summary,
     links=_run_links,
-    on_fail=_runs_failed,
 )
 
 
@@ -61,16 +60,21 @@ def _import_summary(job: Job) -> list[str]:
     ]
 
 
+def _import_failed(job: Job) -> None:
+    from .services.imports import predictions_import_job_cleanup
+
+    predictions_import_job_cleanup(job_id=job.pk)
+
+
 IMPORT_PREDICTIONS_KIND = JobKind(
     name=IMPORT_PREDICTIONS,
     label="Import predictions",
     task="apps.evaluation.tasks.import_predictions",
     summary=_import_summary,
     links=_run_links,
+    # An import the broker never received (or that failed) leaves no stored upload behind.
+    on_fail=_import_failed,
 )
-
-# Every kind this app registers (apps.py ready()); add new kinds here.
-KINDS: list[JobKind] = [EVALUATE_KIND, IMPORT_PREDICTIONS_KIND]
 
 
 # --- CrowS-Pairs, SEAT and IndiCASA (services/crows.py, seat.py, indicasa.py) ----------------
@@ -96,20 +100,21 @@ def _bias_summary(job: Job) -> list[str]:
     return lines
 
 
-BIAS_KINDS = [
-    JobKind(
+def _bias_job_kind(name: str, label: str, task: str) -> JobKind:
+    return JobKind(
         name=name,
         label=label,
         task=f"apps.evaluation.tasks.{task}",
         summary=_bias_summary,
         links=_run_links,
-        on_fail=_runs_failed,
     )
-    for name, label, task in [
-        ("evaluate_crows", "CrowS-Pairs bias percentage", "crows_run"),
-        ("evaluate_seat", "SEAT effect sizes", "seat_run"),
-        ("indicasa_train", "IndiCASA contrastive encoder", "indicasa_train_run"),
-        ("indicasa_generate", "IndiCASA generation bias score", "indicasa_generate_run"),
-    ]
-]
-KINDS.extend(BIAS_KINDS)
+
+
+CROWS_KIND = _bias_job_kind("evaluate_crows", "CrowS-Pairs bias percentage", "crows_run")
+SEAT_KIND = _bias_job_kind("evaluate_seat", "SEAT effect sizes", "seat_run")
+INDICASA_TRAIN_KIND = _bias_job_kind(
+    "indicasa_train", "IndiCASA contrastive encoder", "indicasa_train_run"
+)
+INDICASA_GENERATE_KIND = _bias_job_kind(
+    "indicasa_generate", "IndiCASA generation bias score", "indicasa_generate_run"
+)

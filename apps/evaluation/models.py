@@ -130,6 +130,9 @@ class PromptTemplate(models.Model):
 
 
 class RunKind(models.TextChoices):
+    """The names and labels of the built-in evaluation kinds (what each kind is and does:
+    apps/evaluation/kinds.py). Not the field's choices: a new kind is registered, not migrated."""
+
     BBQ_MC = "bbq_mc", "BBQ multiple choice (log-likelihood)"
     IMPORTED = "imported", "Imported predictions"
     CROWS = "crows", "CrowS-Pairs bias percentage"
@@ -139,6 +142,8 @@ class RunKind(models.TextChoices):
 
 
 class RunStatus(models.TextChoices):
+    """A run's status as pages and the API show it, read from its job (EvaluationRun.status)."""
+
     QUEUED = "queued", "Queued"
     RUNNING = "running", "Running"
     # Some items scored, then the job stopped (cancelled, failed, or waiting to resume):
@@ -148,9 +153,18 @@ class RunStatus(models.TextChoices):
     FAILED = "failed", "Failed"
 
 
+# A run's status while its job is unfinished or has succeeded; a failed or cancelled job's run
+# is partial or failed (EvaluationRun.status).
+STATUS_OF_JOB = {
+    Job.Status.QUEUED: RunStatus.QUEUED,
+    Job.Status.RUNNING: RunStatus.RUNNING,
+    Job.Status.SUCCEEDED: RunStatus.COMPLETE,
+}
+
+
 class EvaluationRun(models.Model):
-    kind = models.CharField(max_length=20, choices=RunKind)
-    status = models.CharField(max_length=10, choices=RunStatus, default=RunStatus.QUEUED)
+    # A registered evaluation kind's name (apps/evaluation/registry.py).
+    kind = models.CharField(max_length=20)
     dataset = models.ForeignKey(Dataset, on_delete=models.PROTECT, related_name="evaluation_runs")
     release = models.ForeignKey(
         Release, null=True, blank=True, on_delete=models.PROTECT, related_name="evaluation_runs"
@@ -176,6 +190,8 @@ class EvaluationRun(models.Model):
     params = models.JSONField(default=dict, blank=True)
     # name, revision, sha256 of the weights, dtype, device (from the engine).
     model_info = models.JSONField(default=dict, blank=True)
+    # The job the run is computed by (imports: the one that scored them): where its state
+    # (status, error, finished time) lives. Null only while the run is being created.
     job = models.ForeignKey(
         Job, null=True, blank=True, on_delete=models.SET_NULL, related_name="evaluation_runs"
     )
@@ -183,18 +199,68 @@ class EvaluationRun(models.Model):
     results = models.JSONField(default=dict, blank=True)
     # Imports: {"matched": n, "unmatched": n, "unparseable": n, "unmatched_ids": [...], ...}
     report = models.JSONField(default=dict, blank=True)
-    error = models.TextField(blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
     )
     created_at = models.DateTimeField(auto_now_add=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
 
     def __str__(self) -> str:
         return f"Run {self.pk}: {self.model_label} on {self.dataset.name}"
+
+    @property
+    def evaluation_kind(self):
+        """What this kind of run is and does (raises for an unregistered kind)."""
+        from .registry import evaluation_kind_get
+
+        return evaluation_kind_get(self.kind)
+
+    @property
+    def kind_label(self) -> str:
+        from .registry import evaluation_kind_get
+
+        try:
+            return evaluation_kind_get(self.kind).label
+        except LookupError:
+            return self.kind
+
+    @property
+    def has_predictions(self) -> bool:
+        """Some items were scored (selectors.run_list annotates it; else one query)."""
+        if hasattr(self, "scored"):
+            return bool(self.scored)
+        return self.predictions.exists()
+
+    @property
+    def status(self) -> str:
+        """Read from the job: queued, running, complete; a stopped job (failed, cancelled) is
+        `partial` when some items were scored, else `failed`."""
+        if self.job is None:
+            return RunStatus.QUEUED
+        if self.job.status in STATUS_OF_JOB:
+            return STATUS_OF_JOB[self.job.status]
+        return RunStatus.PARTIAL if self.has_predictions else RunStatus.FAILED
+
+    @property
+    def error(self) -> str:
+        """Why the run stopped: its job's error, or for a cancelled job its kind's message."""
+        job = self.job
+        if job is None or job.status not in (Job.Status.FAILED, Job.Status.CANCELLED):
+            return ""
+        if job.error or job.status == Job.Status.FAILED:
+            return job.error
+        from .registry import evaluation_kind_get
+
+        try:
+            return evaluation_kind_get(self.kind).cancelled_error
+        except LookupError:
+            return "cancelled"
+
+    @property
+    def finished_at(self):
+        return self.job.finished_at if self.job is not None and self.job.is_finished else None
 
     @property
     def is_complete(self) -> bool:

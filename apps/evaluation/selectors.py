@@ -8,25 +8,26 @@ from collections.abc import Iterator
 from typing import Any
 
 import django_filters
-from django.db.models import QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet
 
-from .models import EvaluationRun, ModelEntry, Prediction, PromptTemplate
+from apps.core.models import Job
 
-METRICS = (
-    ("acc_a", "Acc_A"),
-    ("acc_d", "Acc_D"),
-    ("bs_a", "BS_A"),
-    ("bs_d", "BS_D"),
-    ("sbs_a", "SBS_A"),
-    ("sbs_d", "SBS_D"),
-    ("s_amb", "s_AMB"),
-    ("s_dis", "s_DIS"),
-    ("diff_bias_a", "Diff-bias_A"),
-    ("diff_bias_d", "Diff-bias_D"),
+from .metrics.bbq import METRIC_KEYS, METRIC_NAMES, SIGNED_KEYS
+from .models import (
+    STATUS_OF_JOB,
+    EvaluationRun,
+    ModelEntry,
+    Prediction,
+    PromptTemplate,
+    RunKind,
+    RunStatus,
 )
-METRIC_KEYS = [key for key, _ in METRICS]
-# Accuracies run 0..1; bias scores -1..1 (BharatBBQ's SBS 0..1).
-SIGNED = {"bs_a", "bs_d", "s_amb", "s_dis", "diff_bias_a", "diff_bias_d"}
+
+# The metrics' columns, in order, with their names: derived from the one definition next to
+# the formulas (apps/evaluation/metrics/bbq.py).
+METRICS = tuple((key, METRIC_NAMES[key]) for key in METRIC_KEYS)
+# The metrics drawn as heat maps on a run's page and as bars on the models page.
+HEAT_MAP_METRICS = ("acc_a", "acc_d", "bs_a", "bs_d", "sbs_a", "sbs_d")
 
 
 def model_entry_list() -> QuerySet[ModelEntry]:
@@ -38,12 +39,32 @@ def prompt_template_list() -> QuerySet[PromptTemplate]:
 
 
 def run_list() -> QuerySet[EvaluationRun]:
-    return EvaluationRun.objects.select_related(
-        "dataset", "release", "model", "job", "created_by", "prompt_template"
-    ).order_by("-created_at", "-id")
+    """Runs with their job (where their status lives) and whether any item was scored (what
+    tells a partial run from a failed one), newest first."""
+    return (
+        EvaluationRun.objects.select_related(
+            "dataset", "release", "model", "job", "created_by", "prompt_template"
+        )
+        .annotate(scored=Exists(Prediction.objects.filter(run=OuterRef("pk"))))
+        .order_by("-created_at", "-id")
+    )
+
+
+def _status_q(status: str) -> Q:
+    """The runs whose status (EvaluationRun.status, read from the job) is `status`."""
+    stopped = Q(job__status__in=(Job.Status.FAILED, Job.Status.CANCELLED))
+    if status == RunStatus.PARTIAL:
+        return stopped & Q(scored=True)
+    if status == RunStatus.FAILED:
+        return stopped & Q(scored=False)
+    job_statuses = [job for job, run in STATUS_OF_JOB.items() if run == status]
+    q = Q(job__status__in=job_statuses)
+    return q | Q(job__isnull=True) if status == RunStatus.QUEUED else q
 
 
 class RunFilter(django_filters.FilterSet):
+    kind = django_filters.ChoiceFilter(choices=RunKind.choices)
+    status = django_filters.ChoiceFilter(choices=RunStatus.choices, method="filter_status")
     dataset = django_filters.NumberFilter(field_name="dataset_id")
     release = django_filters.NumberFilter(field_name="release_id")
     model = django_filters.NumberFilter(field_name="model_id")
@@ -52,9 +73,46 @@ class RunFilter(django_filters.FilterSet):
         model = EvaluationRun
         fields = ["kind", "status", "dataset", "release", "model"]
 
+    def filter_status(self, queryset: QuerySet, name: str, value: str) -> QuerySet:
+        return queryset.filter(_status_q(value))
+
+
+def scored_by_prediction_kinds() -> list[str]:
+    """The kinds whose runs store a Prediction per item and have BBQ-style metrics."""
+    from .registry import evaluation_kinds
+
+    return [kind.name for kind in evaluation_kinds() if kind.scored_by_prediction]
+
 
 def run_get(*, run_id: int) -> EvaluationRun | None:
     return run_list().filter(pk=run_id).first()
+
+
+def bbq_results_context(*, run: EvaluationRun) -> dict[str, Any]:
+    """The run page's BBQ-style results section (empty until the run has results): overall
+    figures, heat maps, the category x language x condition and noun-type tables."""
+    results = run.results or {}
+    if not results.get("overall"):
+        return {}
+    return {
+        "overall": [
+            (label, results["overall"].get(key), (results["overall"].get("undefined") or {}))
+            for key, label in METRICS
+        ],
+        "metric_labels": [label for _, label in METRICS],
+        "heat_maps": [heat_map(results, metric) for metric in HEAT_MAP_METRICS],
+        "by_condition": metric_table(results, "by_category_language_condition"),
+        "by_noun": metric_table(results, "by_category_noun_type"),
+        "noun_overall": [
+            {
+                "noun_type": noun,
+                "n_amb": scores.get("n_amb"),
+                "n_dis": scores.get("n_dis"),
+                "values": [(key, scores.get(key)) for key in METRIC_KEYS],
+            }
+            for noun, scores in (results.get("by_noun_type") or {}).items()
+        ],
+    }
 
 
 def run_predictions(*, run: EvaluationRun) -> QuerySet[Prediction]:
@@ -180,7 +238,7 @@ def heat_map(results: dict[str, Any], metric: str) -> dict[str, Any]:
     categories = sorted({row["category"] for row in rows})
     languages = sorted({row["language"] for row in rows})
     cells = {(row["category"], row["language"]): row for row in rows}
-    signed = metric in SIGNED
+    signed = metric in SIGNED_KEYS
     grid = []
     for category in categories:
         line = []
@@ -263,7 +321,7 @@ def model_bars(*, runs: list[EvaluationRun], metric: str) -> dict[str, Any]:
     for label, run in latest.items():
         value = ((run.results or {}).get("overall") or {}).get(metric)
         bars.append({"model": label, "run": run.pk, "value": value})
-    signed = metric in SIGNED
+    signed = metric in SIGNED_KEYS
     half = 150
     for index, bar in enumerate(bars):
         value = bar["value"]

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import api, api_bias
+from . import api, api_bias, api_imports, api_runs
 
 urlpatterns = [
     path("evaluation/models/", api.ModelEntryListApi.as_view(), name="evaluation-model-list"),
@@ -16,25 +16,31 @@ urlpatterns = [
         api.PromptTemplateListApi.as_view(),
         name="evaluation-prompt-template-list",
     ),
-    path("evaluation/runs/", api.RunListApi.as_view(), name="evaluation-run-list"),
-    path("evaluation/runs/compare/", api.RunCompareApi.as_view(), name="evaluation-run-compare"),
+    path("evaluation/runs/", api_runs.RunListApi.as_view(), name="evaluation-run-list"),
     path(
-        "evaluation/runs/import/", api.PredictionImportApi.as_view(), name="evaluation-run-import"
+        "evaluation/runs/compare/", api_runs.RunCompareApi.as_view(), name="evaluation-run-compare"
     ),
-    path("evaluation/runs/<int:pk>/", api.RunDetailApi.as_view(), name="evaluation-run-detail"),
+    path(
+        "evaluation/runs/import/",
+        api_imports.PredictionImportApi.as_view(),
+        name="evaluation-run-import",
+    ),
+    path(
+        "evaluation/runs/<int:pk>/", api_runs.RunDetailApi.as_view(), name="evaluation-run-detail"
+    ),
     path(
         "evaluation/runs/<int:pk>/metrics/",
-        api.RunMetricsApi.as_view(),
+        api_runs.RunMetricsApi.as_view(),
         name="evaluation-run-metrics",
     ),
     path(
         "evaluation/runs/<int:pk>/predictions/",
-        api.RunPredictionListApi.as_view(),
+        api_runs.RunPredictionListApi.as_view(),
         name="evaluation-run-predictions",
     ),
     path(
         "evaluation/runs/<int:pk>/download/",
-        api.RunDownloadApi.as_view(),
+        api_runs.RunDownloadApi.as_view(),
         name="evaluation-run-download",
     ),
     # CrowS-Pairs, SEAT and IndiCASA runs (api_bias.py, docs/evaluation-bias.md).

@@ -17,12 +17,9 @@ from apps.core.registry import job_kind_get
 
 from . import selectors
 from .forms import ModelEntryForm, PredictionImportForm, RunForm
-from .models import RunKind
 from .services.imports import predictions_upload_import
 from .services.models import model_entry_create
 from .services.runs import run_create
-
-HEAT_MAP_METRICS = ("acc_a", "acc_d", "bs_a", "bs_d", "sbs_a", "sbs_d")
 
 
 @require_GET
@@ -64,31 +61,10 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
     run = selectors.run_get(run_id=pk)
     if run is None:
         raise Http404("No such evaluation run.")
-    results = run.results or {}
-    context = {"run": run, "job": run.job, "results": results}
+    context = {"run": run, "job": run.job, "results": run.results or {}}
     if run.job is not None and run.job.is_finished:
         kind = job_kind_get(run.job.kind, default=None)
         context["job_summary"] = kind.summary(run.job) if kind else []
-    if run.kind in (RunKind.BBQ_MC, RunKind.IMPORTED) and results.get("overall"):
-        context.update(
-            overall=[
-                (label, results["overall"].get(key), (results["overall"].get("undefined") or {}))
-                for key, label in selectors.METRICS
-            ],
-            metric_labels=[label for _, label in selectors.METRICS],
-            heat_maps=[selectors.heat_map(results, metric) for metric in HEAT_MAP_METRICS],
-            by_condition=selectors.metric_table(results, "by_category_language_condition"),
-            by_noun=selectors.metric_table(results, "by_category_noun_type"),
-            noun_overall=[
-                {
-                    "noun_type": noun,
-                    "n_amb": scores.get("n_amb"),
-                    "n_dis": scores.get("n_dis"),
-                    "values": [(key, scores.get(key)) for key in selectors.METRIC_KEYS],
-                }
-                for noun, scores in (results.get("by_noun_type") or {}).items()
-            ],
-        )
     return render(request, "evaluation/run_detail.html", context)
 
 
@@ -108,8 +84,8 @@ def run_compare(request: HttpRequest) -> HttpResponse:
 
 
 def _model_list_page(request: HttpRequest, form: ModelEntryForm | None, status: int = 200):
-    runs = list(selectors.run_list().filter(kind__in=(RunKind.BBQ_MC, RunKind.IMPORTED))[:500])
-    bars = [selectors.model_bars(runs=runs, metric=m) for m in HEAT_MAP_METRICS]
+    runs = list(selectors.run_list().filter(kind__in=selectors.scored_by_prediction_kinds())[:500])
+    bars = [selectors.model_bars(runs=runs, metric=m) for m in selectors.HEAT_MAP_METRICS]
     # Each entry with the reason it cannot be loaded now (a directory not copied yet), so the
     # researcher sees it here rather than when a run refuses to start.
     models = [(entry, entry.files_problem()) for entry in selectors.model_entry_list()]

@@ -10,32 +10,18 @@ from apps.accounts.decorators import researcher_required
 from apps.core.errors import KasautiError
 
 from .forms_bias import BiasRunForm
-from .services.crows import crows_run_create
-from .services.indicasa import indicasa_generate_run_create, indicasa_train_run_create
-from .services.seat import seat_run_create
+from .registry import evaluation_kind_get
 
 
 def _start(data: dict, user):
-    kind, languages = data["kind"], data["languages"] or None
-    common = {"dataset": data["dataset"], "seed": data["seed"], "created_by": user}
-    if kind == "crows":
-        return crows_run_create(model=data["model"], languages=languages, **common)
-    if kind == "seat":
-        return seat_run_create(model=data["model"], languages=languages, **common)
-    if kind == "indicasa_train":
-        return indicasa_train_run_create(
-            model=data["model"],
-            loss=data["loss"],
-            epochs=data["epochs"],
-            languages=languages,
-            **common,
-        )
-    return indicasa_generate_run_create(
-        model=data["model"],
-        encoder=data["encoder"],
-        rounds=data["rounds"],
-        languages=languages,
-        **common,
+    """Start a run of the chosen kind with the form fields that kind takes."""
+    kind = evaluation_kind_get(data["kind"])
+    return kind.create_run(
+        dataset=data["dataset"],
+        seed=data["seed"],
+        languages=data["languages"],
+        created_by=user,
+        **{name: data[name] for name in kind.form_fields},
     )
 
 

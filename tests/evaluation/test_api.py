@@ -6,8 +6,11 @@ import json
 
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
+from apps.core.models import Job
 from apps.evaluation.models import EvaluationRun, ModelEntry, ModelKind, Prediction
+from tests.conftest import PASSWORD
 from tests.evaluation.bbq_data import bbq_release
 
 pytestmark = pytest.mark.django_db
@@ -96,7 +99,8 @@ def test_reads_of_a_run_predictions_compare_and_downloads(researcher_client):
     release = bbq_release(languages=("en",), categories=("Caste",))
     run = EvaluationRun.objects.create(
         kind="imported",
-        status="complete",
+        # A run's status is its job's (succeeded: complete).
+        job=Job.objects.create(kind="import_predictions", status=Job.Status.SUCCEEDED),
         dataset=release.dataset,
         release=release,
         model_label="elsewhere",
@@ -144,3 +148,62 @@ def test_the_schema_documents_the_evaluation_api(researcher_client):
         "/api/evaluation/runs/import/",
     ):
         assert path in paths, sorted(p for p in paths if "evaluation" in p)
+
+
+def test_run_status_comes_from_the_job_and_filters_on_it(researcher_client):
+    """queued / running / complete from the job; a failed or cancelled job's run is partial
+    with predictions, failed without; ?status= selects the same runs."""
+    release = bbq_release(languages=("en",), categories=("Caste",))
+    instance = release.dataset.instances.order_by("id").first()
+    states = {
+        "queued": (Job.Status.QUEUED, False),
+        "running": (Job.Status.RUNNING, True),
+        "complete": (Job.Status.SUCCEEDED, True),
+        "partial": (Job.Status.CANCELLED, True),
+        "failed": (Job.Status.FAILED, False),
+    }
+    runs = {}
+    for expected, (job_status, scored) in states.items():
+        finished = timezone.now() if job_status in Job.FINISHED else None
+        job = Job.objects.create(
+            kind="evaluate", status=job_status, error="boom" * scored, finished_at=finished
+        )
+        run = EvaluationRun.objects.create(
+            kind="bbq_mc", job=job, dataset=release.dataset, model_label=expected
+        )
+        if scored:
+            Prediction.objects.create(run=run, instance=instance, chosen=0)
+        runs[expected] = run
+    url = reverse("evaluation-run-list")
+    for expected, run in runs.items():
+        detail = researcher_client.get(reverse("evaluation-run-detail", args=[run.pk])).json()
+        assert detail["status"] == expected, (expected, detail)
+        listed = researcher_client.get(url, {"status": expected}).json()["results"]
+        assert [row["id"] for row in listed] == [run.pk], expected
+    assert researcher_client.get(url, {"status": "nonsense"}).status_code == 400
+    partial = researcher_client.get(reverse("evaluation-run-detail", args=[runs["partial"].pk]))
+    assert partial.json()["error"] == "boom" and partial.json()["finished_at"]
+    queued = researcher_client.get(reverse("evaluation-run-detail", args=[runs["queued"].pk]))
+    assert queued.json()["error"] == "" and queued.json()["finished_at"] is None
+
+
+def test_listing_runs_reads_their_status_without_a_query_per_run(
+    researcher_client, client, researcher, django_assert_max_num_queries
+):
+    release = bbq_release(languages=("en",), categories=("Caste",))
+    for index in range(12):
+        job = Job.objects.create(kind="evaluate", status=Job.Status.FAILED, error="stopped")
+        EvaluationRun.objects.create(
+            kind="bbq_mc", job=job, dataset=release.dataset, model_label=f"m{index}"
+        )
+    url = reverse("evaluation-run-list")
+    researcher_client.get(url)  # the session and permissions are loaded once
+    with django_assert_max_num_queries(6):
+        rows = researcher_client.get(url, {"limit": 50}).json()["results"]
+    assert len(rows) == 12 and {row["status"] for row in rows} == {"failed"}
+    assert client.login(username=researcher.username, password=PASSWORD)
+    client.get(reverse("evaluation:runs"))
+    with django_assert_max_num_queries(8):
+        page = client.get(reverse("evaluation:runs"))
+    assert page.status_code == 200, page.status_code
+    assert page.content.count(b"badge run-failed") == 12, page.content.decode()[:3000]

@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 from django.template import Context, Template
 
+from apps.core.models import Job
 from apps.evaluation.metrics.crows import PairScore, crows_scores
 from apps.evaluation.metrics.indicasa import generation_scores
-from apps.evaluation.models import EvaluationRun, RunKind, RunStatus
+from apps.evaluation.models import EvaluationRun, RunKind
 from tests.factories import DatasetFactory
 
 pytestmark = pytest.mark.django_db
@@ -25,7 +26,8 @@ def make_run(kind, results):
         kind=kind,
         dataset=DatasetFactory(),
         model_label="m",
-        status=RunStatus.COMPLETE,
+        # Complete: its job succeeded.
+        job=Job.objects.create(kind="evaluate_crows", status=Job.Status.SUCCEEDED),
         results=results,
     )
 

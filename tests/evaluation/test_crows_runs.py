@@ -10,10 +10,11 @@ from apps.catalog.models import SentencePair
 from apps.core.models import Job
 from apps.evaluation.metrics.crows import PairScore, crows_scores
 from apps.evaluation.models import EvaluationRun, ItemResult, ModelEntry, ModelKind, RunStatus
-from apps.evaluation.services.bias_runs import EvaluationInputError
 from apps.evaluation.services.crows import crows_run_create, crows_run_execute
+from apps.evaluation.services.lifecycle import EvaluationInputError
 from tests.core.test_worker_jobs import wait_for_job
 from tests.engines.test_masked_lm import _build_tiny_bert
+from tests.evaluation.run_jobs import run_job_execute
 from tests.factories import CategoryFactory, DatasetFactory
 from worker.engines.masked_lm import MaskedLMScorer
 
@@ -80,7 +81,7 @@ def test_crows_run_stores_every_pair_and_table_2_results(crows_dataset, bert_ent
     run = crows_run_create(dataset=crows_dataset, model=bert_entry, seed=4)
     assert run.kind == "crows" and run.job.kind == "evaluate_crows"
     reports = []
-    summary = crows_run_execute(run=run, progress=lambda done, total=None: reports.append(done))
+    summary = run_job_execute(run=run, progress=lambda done, total=None: reports.append(done))
     run.refresh_from_db()
     assert run.status == RunStatus.COMPLETE
     assert reports[0] == 0 and reports[-1] == 5
@@ -109,14 +110,14 @@ def test_crows_run_stores_every_pair_and_table_2_results(crows_dataset, bert_ent
     assert run.results["sample_size"] == 4 and run.results["pairs"] == 5
     assert summary["bias_percentage"] == run.results["overall"]["mean"]
 
-    # Running again (a redelivered message) replaces the rows instead of doubling them.
+    # The work run again (a redelivered message) replaces the rows instead of doubling them.
     crows_run_execute(run=run, progress=lambda *a, **k: None)
     assert ItemResult.objects.filter(run=run).count() == 5
 
 
 def test_language_filter(crows_dataset, bert_entry):
     run = crows_run_create(dataset=crows_dataset, model=bert_entry, languages=["hi"])
-    crows_run_execute(run=run, progress=lambda *a, **k: None)
+    run_job_execute(run=run, progress=lambda *a, **k: None)
     run.refresh_from_db()
     assert run.results["pairs"] == 2 and set(run.results["by_language"]) == {"hi"}
 
@@ -137,7 +138,7 @@ def test_a_missing_model_directory_fails_the_run_without_results(crows_dataset, 
     )
     run = crows_run_create(dataset=crows_dataset, model=entry)
     with pytest.raises(EvaluationInputError, match="no-such-model"):
-        crows_run_execute(run=run, progress=lambda *a, **k: None)
+        run_job_execute(run=run, progress=lambda *a, **k: None)
     run.refresh_from_db()
     assert run.status == RunStatus.FAILED and "no-such-model" in run.error
     assert run.results == {} and not ItemResult.objects.filter(run=run).exists()
@@ -150,7 +151,7 @@ def test_crows_run_with_a_causal_lm_uses_mean_log_probabilities(crows_dataset, t
         name="gpt2", kind=ModelKind.CAUSAL_LM, path=str(tiny_gpt2_dir)
     )
     run = crows_run_create(dataset=crows_dataset, model=entry)
-    crows_run_execute(run=run, progress=lambda *a, **k: None)
+    run_job_execute(run=run, progress=lambda *a, **k: None)
     run.refresh_from_db()
     assert run.status == RunStatus.COMPLETE and run.model_info["kind"] == "causal_lm"
     item = ItemResult.objects.get(run=run, item_key="1:hi")
@@ -168,7 +169,7 @@ def test_a_cancelled_run_stores_nothing(crows_dataset, bert_entry):
 
     run = crows_run_create(dataset=crows_dataset, model=bert_entry)
     with pytest.raises(JobCancelled):
-        crows_run_execute(run=run, progress=progress)
+        run_job_execute(run=run, progress=progress)
     run.refresh_from_db()
     assert run.status == RunStatus.FAILED and "Cancelled" in run.error
     assert run.results == {} and not ItemResult.objects.filter(run=run).exists()

@@ -12,15 +12,12 @@ from django.db import transaction
 from apps.catalog.models import ContextSentence, ContextSet, SentencePair
 from apps.core.models import Job
 from apps.evaluation.models import EvaluationRun, ItemResult, ModelEntry, ModelKind, RunStatus
-from apps.evaluation.services.bias_runs import EvaluationInputError
-from apps.evaluation.services.indicasa import (
-    indicasa_generate_run_create,
-    indicasa_generate_run_execute,
-    indicasa_train_run_create,
-    indicasa_train_run_execute,
-)
+from apps.evaluation.services.indicasa import indicasa_train_run_create
+from apps.evaluation.services.indicasa_generate import indicasa_generate_run_create
+from apps.evaluation.services.lifecycle import EvaluationInputError
 from tests.core.test_worker_jobs import wait_for_job
 from tests.engines.test_completion import _tiny_gpt2
+from tests.evaluation.run_jobs import run_job_execute
 from tests.factories import CategoryFactory, DatasetFactory
 from worker.engines.completion import masked_template
 
@@ -63,7 +60,7 @@ def test_training_run_keeps_the_best_encoder_and_reports_macro_f1(
         seed=2,
     )
     reports = []
-    summary = indicasa_train_run_execute(run=run, progress=lambda d, t=None: reports.append((d, t)))
+    summary = run_job_execute(run=run, progress=lambda d, t=None: reports.append((d, t)))
     run.refresh_from_db()
     assert run.status == RunStatus.COMPLETE
     assert reports[-1][0] == reports[-1][1]
@@ -149,9 +146,7 @@ def test_generation_scores_by_hand(pair_dataset, gpt2_entry):
         return out
 
     run = indicasa_generate_run_create(dataset=pair_dataset, model=gpt2_entry, rounds=2)
-    summary = indicasa_generate_run_execute(
-        run=run, progress=lambda *a, **k: None, generator=generate
-    )
+    summary = run_job_execute(run=run, progress=lambda *a, **k: None, generator=generate)
     run.refresh_from_db()
     overall = run.results["overall"]
     # 2 rounds x 3 pairs: S, S (p1), A, A (p2), skipped twice (p3).
@@ -177,7 +172,7 @@ def test_a_random_model_s_gibberish_is_all_skipped(pair_dataset, gpt2_entry):
     run = indicasa_generate_run_create(
         dataset=pair_dataset, model=gpt2_entry, rounds=1, max_attempts=1, max_new_tokens=8
     )
-    indicasa_generate_run_execute(run=run, progress=lambda *a, **k: None)
+    run_job_execute(run=run, progress=lambda *a, **k: None)
     run.refresh_from_db()
     assert run.status == RunStatus.COMPLETE
     overall = run.results["overall"]

@@ -14,8 +14,9 @@ from django.urls import reverse
 
 from apps.core.errors import KasautiError
 from apps.evaluation.models import ModelEntry, ModelKind
-from apps.evaluation.services.runs import run_create, run_execute
+from apps.evaluation.services.runs import run_create
 from tests.evaluation.bbq_data import bbq_release
+from tests.evaluation.run_jobs import run_job_execute
 from tests.evaluation.test_run_execute import Recorder
 from worker.engines.endpoint import EndpointScorer, endpoint_url_problem
 from worker.engines.errors import ModelConfigurationError
@@ -100,7 +101,7 @@ def test_the_allow_list_is_checked_again_when_a_run_starts(settings):
         run_create(release=release, model=entry)
     # A queued run whose host was removed meanwhile fails at execution, before any request.
     with pytest.raises(KasautiError, match="KASAUTI_EVAL_ENDPOINT_HOSTS"):
-        run_execute(run=run, progress=Recorder())
+        run_job_execute(run=run, progress=Recorder())
 
 
 def test_redirects_are_not_followed(server):

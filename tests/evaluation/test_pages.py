@@ -7,7 +7,8 @@ import json
 import pytest
 from django.urls import reverse
 
-from apps.evaluation.models import EvaluationRun, ModelEntry, ModelKind
+from apps.core.models import Job
+from apps.evaluation.models import EvaluationRun, ModelEntry, ModelKind, Prediction
 from tests.conftest import PASSWORD
 from tests.evaluation.bbq_data import bbq_release
 
@@ -65,14 +66,16 @@ def test_annotators_see_runs_but_cannot_start_one(client, annotator):
 
 def test_a_partial_run_says_so_and_shows_no_results(client, researcher):
     release = bbq_release(languages=("en",))
+    # Partial: its job stopped (here cancelled) after some items were scored.
     run = EvaluationRun.objects.create(
         kind="bbq_mc",
-        status="partial",
+        job=Job.objects.create(kind="evaluate", status=Job.Status.CANCELLED),
         dataset=release.dataset,
         release=release,
         model_label="m",
-        error="cancelled",
     )
+    instance = release.dataset.instances.order_by("id").first()
+    Prediction.objects.create(run=run, instance=instance, chosen=0)
     _login(client, researcher)
     page = client.get(reverse("evaluation:run", args=[run.pk])).content.decode()
     assert 'id="run-partial-note"' in page and "No results: the run did not finish." in page

@@ -8,8 +8,8 @@ import json
 import pytest
 
 from apps.core.errors import ImportRejected
+from apps.evaluation.predictions.answers import answer_index, answer_normalise
 from apps.evaluation.predictions.readers import Columns, CsvReader, JsonlReader, reader_for
-from apps.evaluation.services.imports import answer_index, answer_normalise
 
 OPTIONS = ["The farmer", "The banker", "Cannot be determined"]
 

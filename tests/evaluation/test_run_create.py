@@ -9,7 +9,7 @@ import pytest
 from apps.core.errors import KasautiError
 from apps.core.models import Job
 from apps.evaluation.models import EvaluationRun, ModelEntry, ModelKind, PromptTemplate
-from apps.evaluation.services.bias_runs import EvaluationInputError
+from apps.evaluation.services.lifecycle import EvaluationInputError
 from apps.evaluation.services.runs import run_create
 from tests.evaluation.bbq_data import bbq_release
 

@@ -10,10 +10,11 @@ import pytest
 pytest.importorskip("worker.engines.lm_scorer")
 pytest.importorskip("apps.evaluation.metrics.bbq")
 
-from apps.core.services import JobCancelled  # noqa: E402
+from apps.core.services import JobCancelled, job_resume  # noqa: E402
 from apps.evaluation.models import ModelEntry, ModelKind, Prediction  # noqa: E402
-from apps.evaluation.services.runs import run_create, run_execute  # noqa: E402
+from apps.evaluation.services.runs import run_create  # noqa: E402
 from tests.evaluation.bbq_data import bbq_release  # noqa: E402
+from tests.evaluation.run_jobs import run_job_execute  # noqa: E402
 
 pytestmark = pytest.mark.django_db
 
@@ -56,7 +57,7 @@ def test_every_item_is_scored_and_the_metrics_stored(model, tiny_gpt2_dir, setti
     release = bbq_release()  # 2 categories x 2 languages x 4 = 16 items
     run = run_create(release=release, model=model, batch_size=5)
     progress = Recorder()
-    result = run_execute(run=run, progress=progress)
+    result = run_job_execute(run=run, progress=progress)
     run.refresh_from_db()
     assert run.status == "complete" and result["predictions"] == 16
     assert progress.calls[0] == (0, 16) and progress.calls[-1] == (16, 16)
@@ -93,13 +94,14 @@ def test_a_stopped_run_is_partial_and_resuming_scores_only_the_rest(model):
     release = bbq_release(languages=("en",))  # 8 items
     run = run_create(release=release, model=model, batch_size=3)
     with pytest.raises(JobCancelled):
-        run_execute(run=run, progress=Recorder(stop_after=3))
+        run_job_execute(run=run, progress=Recorder(stop_after=3))
     run.refresh_from_db()
     assert run.status == "partial" and run.results == {}
     first_batch = {p.instance_id: p.mean_logprobs for p in Prediction.objects.filter(run=run)}
     assert len(first_batch) == 3
+    job_resume(job=run.job)  # the job page's resume button (its task is sent after commit)
     progress = Recorder()
-    run_execute(run=run, progress=progress)
+    run_job_execute(run=run, progress=progress)
     run.refresh_from_db()
     assert run.status == "complete"
     assert progress.calls[0] == (3, 8)  # resumed where it stopped
@@ -107,14 +109,14 @@ def test_a_stopped_run_is_partial_and_resuming_scores_only_the_rest(model):
     kept = {p.instance_id: p.mean_logprobs for p in Prediction.objects.filter(run=run)}
     assert all(kept[pk] == value for pk, value in first_batch.items())
     # Running the finished job again (a redelivered message) changes nothing.
-    run_execute(run=run, progress=Recorder())
+    run_job_execute(run=run, progress=Recorder())
     assert Prediction.objects.filter(run=run).count() == 8
 
 
 def test_two_shot_prompts_carry_two_solved_examples_in_the_item_language(model):
     release = bbq_release(languages=("hi",), categories=("Caste", "Religion"))
     run = run_create(release=release, model=model, shots=2, instruction_language="target")
-    run_execute(run=run, progress=Recorder())
+    run_job_execute(run=run, progress=Recorder())
     run.refresh_from_db()
     prompt = run.prompt_example
     assert prompt.startswith("आपको एक परिदृश्य-आधारित संदर्भ")
@@ -130,7 +132,7 @@ def test_a_model_directory_removed_after_creation_fails_the_run_with_its_path(mo
     from apps.core.errors import KasautiError
 
     with pytest.raises(KasautiError, match=str(tmp_path / "moved")):
-        run_execute(run=run, progress=Recorder())
+        run_job_execute(run=run, progress=Recorder())
     run.refresh_from_db()
     assert run.status == "failed" and str(tmp_path / "moved") in run.error
 
@@ -167,7 +169,7 @@ def test_an_endpoint_that_never_answers_fails_the_run_without_results(settings):
         run = run_create(release=bbq_release(languages=("en",)), model=entry)
         started = time.monotonic()
         with pytest.raises(KasautiError, match="did not answer") as caught:
-            run_execute(run=run, progress=Recorder())
+            run_job_execute(run=run, progress=Recorder())
         assert time.monotonic() - started < 10
         assert "127.0.0.1" in str(caught.value) or "timed out" in str(caught.value).lower()
     finally:

@@ -12,9 +12,10 @@ from django.db import transaction
 from apps.core.models import Job
 from apps.evaluation.metrics.seat import seat_test
 from apps.evaluation.models import EvaluationRun, ItemResult, ModelEntry, ModelKind, RunStatus
-from apps.evaluation.services.bias_runs import EvaluationInputError
-from apps.evaluation.services.seat import seat_catalog_load, seat_run_create, seat_run_execute
+from apps.evaluation.services.lifecycle import EvaluationInputError
+from apps.evaluation.services.seat import seat_catalog_load, seat_run_create
 from tests.core.test_worker_jobs import wait_for_job
+from tests.evaluation.run_jobs import run_job_execute
 from tests.factories import DatasetFactory
 from worker.engines.embedder import Embedder
 
@@ -47,7 +48,7 @@ def test_bad_data_names_the_file_and_the_entry(tmp_path):
     bad = tmp_path / "broken.json"
     bad.write_text("{not json", encoding="utf-8")
     with pytest.raises(EvaluationInputError, match="broken.json"):
-        seat_catalog_load(bad)
+        seat_catalog_load(path=bad)
     path = _write(
         tmp_path,
         {
@@ -57,7 +58,7 @@ def test_bad_data_names_the_file_and_the_entry(tmp_path):
         },
     )
     with pytest.raises(EvaluationInputError) as err:
-        seat_catalog_load(path)
+        seat_catalog_load(path=path)
     assert "seat.json" in str(err.value)
     assert "must contain [X] once" in str(err.value)
     assert "test 't1': Y names unknown list 'nope'" in str(err.value)
@@ -94,7 +95,7 @@ def test_seat_on_a_masked_lm_uses_the_cls_state(db, tmp_path):
     run = seat_run_create(
         dataset=DatasetFactory(), model=entry, tests=TWO_TESTS[:1], languages=["hi"], n_samples=500
     )
-    seat_run_execute(run=run, progress=lambda *a, **k: None)
+    run_job_execute(run=run, progress=lambda *a, **k: None)
     run.refresh_from_db()
     assert run.model_info["pooling"] == "cls" and run.model_info["dimension"] == 32
     catalog = seat_catalog_load()
@@ -112,7 +113,7 @@ def test_seat_run_on_minilm_matches_the_metric_on_direct_encodings(db):
     run = seat_run_create(
         dataset=DatasetFactory(), tests=TWO_TESTS, languages=["en", "hi"], n_samples=2000, seed=1
     )
-    summary = seat_run_execute(run=run, progress=lambda *a, **k: None)
+    summary = run_job_execute(run=run, progress=lambda *a, **k: None)
     run.refresh_from_db()
     assert run.status == RunStatus.COMPLETE and summary["tests"] == 4
     rows = {(r["language"], r["name"]): r for r in run.results["tests"]}

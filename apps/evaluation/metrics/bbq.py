@@ -85,21 +85,31 @@ NP = "np"
 NNP = "nnp"
 _CLEAR_ROLES = sorted((TARGET, NON_TARGET, UNKNOWN))
 
-# The figures bbq_scores returns, in the order reports show them.
-SCORE_KEYS = (
-    "acc_a",
-    "acc_d",
-    "bs_a",
-    "bs_d",
-    "sbs_a",
-    "sbs_d",
-    "s_dis",
-    "s_amb",
-    "diff_bias_a",
-    "diff_bias_d",
-    "diff_bias_a_bound",
-    "diff_bias_d_bound",
-)
+# The one definition of a BBQ-style run's metrics: the figures every table, heat map, CSV,
+# comparison and command shows, in the order they show them, with the papers' names for them
+# (BharatBBQ's six, BBQ's two, the difference-of-accuracies pair of KoBBQ / EsBBQ). Pages
+# and downloads derive their columns from it (apps.evaluation.selectors.METRICS); a new metric
+# is a formula in bbq_scores plus one line here.
+METRIC_NAMES = {
+    "acc_a": "Acc_A",
+    "acc_d": "Acc_D",
+    "bs_a": "BS_A",
+    "bs_d": "BS_D",
+    "sbs_a": "SBS_A",
+    "sbs_d": "SBS_D",
+    "s_amb": "s_AMB",
+    "s_dis": "s_DIS",
+    "diff_bias_a": "Diff-bias_A",
+    "diff_bias_d": "Diff-bias_D",
+}
+METRIC_KEYS = tuple(METRIC_NAMES)
+# The bias scores: they run -1..1 (0: no bias), so plots use a diverging scale; the other
+# metrics (accuracies, BharatBBQ's SBS) run 0..1.
+SIGNED_KEYS = frozenset({"bs_a", "bs_d", "s_amb", "s_dis", "diff_bias_a", "diff_bias_d"})
+# Not metrics of their own: the upper bounds EsBBQ reports beside its two bias scores.
+BOUND_KEYS = ("diff_bias_a_bound", "diff_bias_d_bound")
+# Every figure bbq_scores returns (beside its counts and `undefined`).
+SCORE_KEYS = METRIC_KEYS + BOUND_KEYS
 
 
 @dataclass(frozen=True)
@@ -327,6 +337,31 @@ def bbq_breakdown(
     for item in items:
         groups[tuple(str(getattr(item, field)) for field in by)].append(item)
     return {key: bbq_scores(groups[key]) for key in sorted(groups)}
+
+
+def bbq_results(items: list[BBQItem]) -> dict[str, Any]:
+    """Every figure the run page, the API and `run_metrics` show, as JSON: overall, by
+    category, language and noun type, by category x language (x context condition), by
+    category x noun type (each a ``bbq_breakdown``)."""
+
+    def by(field: str) -> dict[str, dict[str, Any]]:
+        return {key[0]: scores for key, scores in bbq_breakdown(items, by=(field,)).items()}
+
+    def rows(*fields: str) -> list[dict[str, Any]]:
+        return [
+            {**dict(zip(fields, key, strict=True)), **scores}
+            for key, scores in bbq_breakdown(items, by=fields).items()
+        ]
+
+    return {
+        "overall": bbq_scores(items),
+        "by_category": by("category"),
+        "by_language": by("language"),
+        "by_noun_type": by("noun_type"),
+        "by_category_language": rows("category", "language"),
+        "by_category_language_condition": rows("category", "language", "context_condition"),
+        "by_category_noun_type": rows("category", "noun_type"),
+    }
 
 
 # The name of the one compatibility option: BharatBBQ's Metrics/main.py row selection.

@@ -3,7 +3,8 @@ released outputs): one Reader class per format, all yielding `PredictionRow`s.
 
 A reader checks the file's shape (columns present, JSON well formed, log-probs numbers) and
 raises ImportRejected with file, line and field; it does not decide whether an id matches or an
-answer parses (the import service counts and lists those)."""
+answer parses (the import service counts and lists those; `answers` reads which option an answer
+names)."""
 
 from __future__ import annotations
 

@@ -16,16 +16,15 @@ from apps.catalog.models import Dataset, SentencePair
 
 from ..metrics.crows import PairScore, crows_scores, difference_score
 from ..models import EvaluationRun, ItemResult, ModelEntry, ModelKind, RunKind
-from .bias_runs import (
+from ..registry import evaluation_kind_get
+from .lifecycle import (
     EvaluationInputError,
     Progress,
-    bias_run_create,
-    bias_run_executing,
-    bias_run_finish,
-    require_model_kind,
+    evaluation_run_create,
+    evaluation_run_finish,
+    model_kind_require,
 )
 
-JOB_KIND = "evaluate_crows"
 SCORING_CHUNK = 64  # pairs per engine call: the progress report and cancel check interval
 
 
@@ -40,7 +39,9 @@ def crows_run_create(
     batch_size: int = 32,
     created_by=None,
 ) -> EvaluationRun:
-    require_model_kind(model, (ModelKind.MASKED_LM, ModelKind.CAUSAL_LM), "A CrowS-Pairs run")
+    model_kind_require(
+        model=model, kinds=evaluation_kind_get(RunKind.CROWS).model_kinds, what="A CrowS-Pairs run"
+    )
     pairs = _pairs(dataset=dataset, languages=languages)
     if not pairs.exists():
         where = f" in {', '.join(languages)}" if languages else ""
@@ -55,9 +56,8 @@ def crows_run_create(
         "batch_size": batch_size,
         "score": "P(U|M) word-masked" if model.kind == ModelKind.MASKED_LM else "mean log-prob",
     }
-    return bias_run_create(
+    return evaluation_run_create(
         kind=RunKind.CROWS,
-        job_kind=JOB_KIND,
         dataset=dataset,
         model=model,
         model_label=model.name,
@@ -92,62 +92,61 @@ def crows_scorer_load(*, model: ModelEntry, batch_size: int):
 
 
 def crows_run_execute(*, run: EvaluationRun, progress: Progress) -> dict[str, Any]:
-    with bias_run_executing(run=run):
-        params = run.params
-        pairs = list(_pairs(dataset=run.dataset, languages=params.get("languages") or None))
-        if not pairs:
-            raise EvaluationInputError(f"Dataset {run.dataset.name!r} has no sentence pairs")
-        scorer = crows_scorer_load(model=run.model, batch_size=params.get("batch_size", 32))
-        progress(0, len(pairs))
-        scored: list[PairScore] = []
-        items: list[ItemResult] = []
-        unscorable = 0
-        for start in range(0, len(pairs), SCORING_CHUNK):
-            chunk = pairs[start : start + SCORING_CHUNK]
-            results = scorer.pair_scores([(p.sent_more, p.sent_less) for p in chunk])
-            for pair, (more, less) in zip(chunk, results, strict=True):
-                payload = {
-                    "direction": pair.direction,
-                    "sent_more": pair.sent_more,
-                    "sent_less": pair.sent_less,
-                    "score_more": more.score,
-                    "score_less": less.score,
-                    "sum_more": more.sum_logprob,
-                    "sum_less": less.sum_logprob,
-                    "n_tokens_more": more.n_tokens,
-                    "n_tokens_less": less.n_tokens,
-                }
-                if more.score is None or less.score is None:
-                    # No shared word: P(U|M) has nothing to score. Counted, left out.
-                    unscorable += 1
-                    payload["unscorable"] = True
-                else:
-                    score = PairScore(
-                        pair_id=f"{pair.external_id}:{pair.language}",
-                        bias_type=pair.category.name,
-                        language=pair.language,
-                        direction=pair.direction,
-                        score_more=more.score,
-                        score_less=less.score,
-                    )
-                    scored.append(score)
-                    payload["difference"] = difference_score(score)
-                    payload["prefers_stereotype"] = payload["difference"] > 0
-                items.append(
-                    ItemResult(
-                        item_key=f"{pair.external_id}:{pair.language}",
-                        category=pair.category.name,
-                        language=pair.language,
-                        payload=payload,
-                    )
+    params = run.params
+    pairs = list(_pairs(dataset=run.dataset, languages=params.get("languages") or None))
+    if not pairs:
+        raise EvaluationInputError(f"Dataset {run.dataset.name!r} has no sentence pairs")
+    scorer = crows_scorer_load(model=run.model, batch_size=params.get("batch_size", 32))
+    progress(0, len(pairs))
+    scored: list[PairScore] = []
+    items: list[ItemResult] = []
+    unscorable = 0
+    for start in range(0, len(pairs), SCORING_CHUNK):
+        chunk = pairs[start : start + SCORING_CHUNK]
+        results = scorer.pair_scores([(p.sent_more, p.sent_less) for p in chunk])
+        for pair, (more, less) in zip(chunk, results, strict=True):
+            payload = {
+                "direction": pair.direction,
+                "sent_more": pair.sent_more,
+                "sent_less": pair.sent_less,
+                "score_more": more.score,
+                "score_less": less.score,
+                "sum_more": more.sum_logprob,
+                "sum_less": less.sum_logprob,
+                "n_tokens_more": more.n_tokens,
+                "n_tokens_less": less.n_tokens,
+            }
+            if more.score is None or less.score is None:
+                # No shared word: P(U|M) has nothing to score. Counted, left out.
+                unscorable += 1
+                payload["unscorable"] = True
+            else:
+                score = PairScore(
+                    pair_id=f"{pair.external_id}:{pair.language}",
+                    bias_type=pair.category.name,
+                    language=pair.language,
+                    direction=pair.direction,
+                    score_more=more.score,
+                    score_less=less.score,
                 )
-            progress(min(start + SCORING_CHUNK, len(pairs)), len(pairs))
-        results = crows_scores(
-            scored, runs=params["runs"], fraction=params["fraction"], seed=params["seed"]
-        )
-        results["pairs"] = len(pairs)
-        results["unscorable"] = unscorable
-        bias_run_finish(run=run, results=results, model_info=scorer.model_info(), items=items)
+                scored.append(score)
+                payload["difference"] = difference_score(score)
+                payload["prefers_stereotype"] = payload["difference"] > 0
+            items.append(
+                ItemResult(
+                    item_key=f"{pair.external_id}:{pair.language}",
+                    category=pair.category.name,
+                    language=pair.language,
+                    payload=payload,
+                )
+            )
+        progress(min(start + SCORING_CHUNK, len(pairs)), len(pairs))
+    results = crows_scores(
+        scored, runs=params["runs"], fraction=params["fraction"], seed=params["seed"]
+    )
+    results["pairs"] = len(pairs)
+    results["unscorable"] = unscorable
+    evaluation_run_finish(run=run, results=results, model_info=scorer.model_info(), items=items)
     overall = results["overall"]
     return {
         "run_id": run.pk,

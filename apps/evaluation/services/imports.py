@@ -4,68 +4,36 @@ Ids are matched against the instance's `source_id` (the id of the published file
 or its Kasauti `example_id`; when the file has category / language columns they narrow the match
 (example ids restart per category in BBQ's files). An answer is an option index (0- or 1-based,
 `index_base`) or the option's text, compared after case, space and trailing-punctuation
-normalisation. Ids that match nothing (or more than one item) and answers that match no option
-are counted and listed on the run, never dropped silently; a malformed file is refused with
-file, line and field, and nothing is written."""
+normalisation (apps/evaluation/predictions/answers.py). Ids that match nothing (or more than one
+item) and answers that match no option are counted and listed on the run, never dropped
+silently; a malformed file is refused with file, line and field, and nothing is written."""
 
 from __future__ import annotations
 
-import re
 import shutil
-import unicodedata
 import uuid
 from collections import defaultdict
-from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
 from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
-from django.utils import timezone
 
 from apps.catalog.models import Dataset, Instance
 from apps.core.errors import ImportProblem, ImportRejected, KasautiError
 from apps.core.models import Job
-from apps.core.services import job_create, job_dispatch
+from apps.core.services import job_create, job_dispatch, job_start, job_succeed
 from apps.core.text import nfc
 from apps.releases.models import Release
 
 from ..jobs import IMPORT_PREDICTIONS
-from ..models import EvaluationRun, Prediction, RunKind, RunStatus
+from ..models import EvaluationRun, Prediction, RunKind
+from ..predictions.answers import answer_index
 from ..predictions.readers import Columns, PredictionRow, reader_for
 
 # How many unmatched ids / unparseable answers the run keeps for display (all are counted).
 LISTED = 200
-_SPACES = re.compile(r"\s+")
-
-
-def answer_normalise(text: str) -> str:
-    """Case-folded, spaces collapsed, trailing punctuation (., !, ?, ।, quotes...) removed."""
-    text = _SPACES.sub(" ", unicodedata.normalize("NFC", text)).strip().casefold()
-    while text and unicodedata.category(text[-1])[0] in "P":
-        text = text[:-1].rstrip()
-    while text and (unicodedata.category(text[0]) in ("Pi", "Ps") or text[0] in "\"'"):
-        text = text[1:].lstrip()
-    return text
-
-
-def answer_index(
-    prediction: int | str | None, answers: Sequence[str], *, index_base: int = 0
-) -> int | None:
-    """The chosen option (0..len-1) or None when the answer is not one of them."""
-    if prediction is None:
-        return None
-    if isinstance(prediction, str) and prediction.strip().isascii():
-        stripped = prediction.strip()
-        if stripped.isdigit():
-            prediction = int(stripped)
-    if isinstance(prediction, int):
-        index = prediction - index_base
-        return index if 0 <= index < len(answers) else None
-    wanted = answer_normalise(prediction)
-    matches = [i for i, answer in enumerate(answers) if answer_normalise(answer) == wanted]
-    return matches[0] if len(matches) == 1 else None
 
 
 def _instances(*, dataset: Dataset, release: Release | None):
@@ -118,9 +86,14 @@ def predictions_import(
     index_base: int = 0,
     release: Release | None = None,
     created_by=None,
+    job: Job | None = None,
 ) -> EvaluationRun:
     """Read, match and store a prediction file as a complete `imported` run with its
-    metrics. All-or-nothing: a malformed file raises ImportRejected and writes nothing."""
+    metrics. All-or-nothing: a malformed file raises ImportRejected and writes nothing.
+
+    The run's state lives on a job like every run's: `job`, the background job importing the
+    file (core marks it succeeded with this import's result), or else a job recorded here,
+    succeeded in the same transaction (the work was done inline)."""
     if index_base not in (0, 1):
         raise KasautiError(f"index base must be 0 or 1, not {index_base}")
     if release is not None and release.dataset_id != dataset.pk:
@@ -211,28 +184,47 @@ def predictions_import(
 
     from .metrics import run_metrics
 
+    params = {"file": name, "format": reader.format, "index_base": index_base}
     with transaction.atomic():
         run = EvaluationRun.objects.create(
             kind=RunKind.IMPORTED,
-            status=RunStatus.COMPLETE,
             dataset=dataset,
             release=release,
             model_label=model_label,
-            params={
-                "file": name,
-                "format": reader.format,
-                "index_base": index_base,
-                "columns": vars(columns),
-            },
+            params={**params, "columns": vars(columns)},
             report={**counts, "unmatched_ids": unmatched, "unparseable_answers": unparseable},
             created_by=created_by,
-            finished_at=timezone.now(),
+            job=job,
         )
         for prediction in predictions:
             prediction.run = run
         Prediction.objects.bulk_create(predictions, batch_size=2000)
         run_metrics(run=run)
+        if job is None:
+            run.job = job_create(
+                kind=IMPORT_PREDICTIONS,
+                title=_import_title(name=name, model_label=model_label, dataset=dataset),
+                unit="files",
+                params={"run_id": run.pk},
+                created_by=created_by,
+            )
+            run.save(update_fields=["job"])
+            job_start(job_id=run.job_id)
+            job_succeed(job_id=run.job_id, result=predictions_import_result(run=run))
+            run.job.refresh_from_db()
     return run
+
+
+def predictions_import_result(*, run: EvaluationRun) -> dict[str, Any]:
+    """The result of the job that imported `run`: what its summary line shows."""
+    return {
+        "run_id": run.pk,
+        **{k: run.report.get(k) for k in ("rows", "matched", "unmatched", "unparseable")},
+    }
+
+
+def _import_title(*, name: str, model_label: str, dataset: Dataset) -> str:
+    return f"Import predictions {name} ({model_label}) into {dataset.name}"
 
 
 # --- large files: imported by a background job ---------------------------------------------
@@ -266,7 +258,7 @@ def predictions_import_async(
             out.write(chunk)
     job = job_create(
         kind=IMPORT_PREDICTIONS,
-        title=f"Import predictions {upload.name} ({model_label}) into {dataset.name}",
+        title=_import_title(name=upload.name, model_label=model_label, dataset=dataset),
         unit="files",
         params={
             "dataset_id": dataset.pk,
@@ -325,16 +317,14 @@ def predictions_import_job_work(*, job: Job) -> dict[str, Any]:
                 columns=Columns(**params["columns"]),
                 index_base=params["index_base"],
                 created_by=job.created_by,
+                job=job,
             )
     except ImportRejected as rejected:
         Job.objects.filter(pk=job.pk).update(
             result={"problems": [problem.as_dict() for problem in rejected.problems]}
         )
         raise
-    return {
-        "run_id": run.pk,
-        **{k: run.report.get(k) for k in ("rows", "matched", "unmatched", "unparseable")},
-    }
+    return predictions_import_result(run=run)
 
 
 def predictions_import_job_cleanup(*, job_id: int) -> None:

@@ -1,5 +1,5 @@
-"""IndiCASA runs: contrastive encoder training on a dataset's context sets, and the free-text
-bias score of a generative model on its sentence pairs.
+"""IndiCASA contrastive encoder training on a dataset's context sets (the free-text bias score
+of a generative model is services/indicasa_generate.py).
 
 Training (``indicasa_train``): ``worker.engines.contrastive.train_contrastive`` with the chosen
 loss, split 80/20 by context (seeded), Δsim on the held-out contexts per epoch
@@ -10,45 +10,31 @@ training contexts' sentences, once on the untrained ("vanilla") encoder and once
 contrastive one, and scored by macro-F1 on the held-out contexts' sentences, overall and per
 category (the paper's Table 4 comparison). One ``ItemResult`` per context: its split and, for
 held-out contexts, its own Δsim under the best encoder.
-
-Generation (``indicasa_generate``): every sentence pair gives a masked template (the differing
-words masked) and its stereotype / anti-stereotype sentences; the model fills the template in k
-sampled rounds (``worker.engines.completion``); each parsed completion is classified by cosine
-to the two sentences under the encoder (a trained IndiCASA encoder entry, or the offline
-all-MiniLM-L6-v2); results are stereotype probability, bias score and skip ratio, overall and
-per category and language. One ``ItemResult`` per pair × round.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from django.conf import settings
 
-from apps.catalog.models import ContextSentence, ContextSet, Dataset, SentencePair
+from apps.catalog.models import ContextSentence, ContextSet, Dataset
 
-from ..metrics.indicasa import classify, delta_sim, generation_scores, macro_f1
+from ..metrics.indicasa import delta_sim, macro_f1
 from ..models import EvaluationRun, ItemResult, ModelEntry, ModelKind, RunKind
-from .bias_runs import (
+from ..registry import evaluation_kind_get
+from .lifecycle import (
     EvaluationInputError,
     Progress,
-    bias_run_create,
-    bias_run_executing,
-    bias_run_finish,
-    require_model_kind,
+    evaluation_run_create,
+    evaluation_run_finish,
+    model_kind_require,
 )
 
-TRAIN_JOB_KIND = "indicasa_train"
-GENERATE_JOB_KIND = "indicasa_generate"
 LOSSES = ("nt_xent", "ntb_xent", "pairwise", "triplet")
 
 
-# ----------------------------------------------------------------------------------------------
-# Contrastive encoder training
-# ----------------------------------------------------------------------------------------------
 def _context_groups(*, dataset: Dataset, languages: list[str] | None):
     from worker.engines.contrastive import ContextGroup
 
@@ -86,7 +72,11 @@ def indicasa_train_run_create(
     created_by=None,
 ) -> EvaluationRun:
     if model is not None:
-        require_model_kind(model, (ModelKind.SENTENCE_ENCODER,), "IndiCASA training")
+        model_kind_require(
+            model=model,
+            kinds=evaluation_kind_get(RunKind.INDICASA_TRAIN).model_kinds,
+            what="IndiCASA training",
+        )
     if loss not in LOSSES:
         raise EvaluationInputError(f"Unknown loss {loss!r}; choose one of {', '.join(LOSSES)}")
     if temperature <= 0 or not 0 < margin < 1 or epochs < 1 or contexts_per_step < 1:
@@ -112,9 +102,8 @@ def indicasa_train_run_create(
         "contexts": len(groups),
     }
     label = model.name if model else "all-MiniLM-L6-v2 (default)"
-    return bias_run_create(
+    return evaluation_run_create(
         kind=RunKind.INDICASA_TRAIN,
-        job_kind=TRAIN_JOB_KIND,
         dataset=dataset,
         model=model,
         model_label=label,
@@ -158,280 +147,99 @@ def indicasa_train_run_execute(*, run: EvaluationRun, progress: Progress) -> dic
     from worker.engines.contrastive import encode_contexts, load_encoder, train_contrastive
     from worker.engines.embedder import default_model_path
 
-    with bias_run_executing(run=run):
-        p = run.params
-        groups = _context_groups(dataset=run.dataset, languages=p.get("languages") or None)
-        if len(groups) < 2:
-            raise EvaluationInputError("Fewer than two usable context sets remain")
-        base = run.model.resolved_path() if run.model else None
-        device = run.model.device if run.model else "cpu"
-        output = Path(settings.KASAUTI_MODEL_ROOT) / "indicasa" / f"run-{run.pk}"
-        steps_seen: dict[str, int] = {}
-        trained = train_contrastive(
-            groups,
-            output_dir=output,
-            delta_sim=lambda contexts: delta_sim(contexts).delta,
-            model_path=base,
-            loss=p["loss"],
-            temperature=p["temperature"],
-            margin=p["margin"],
-            epochs=p["epochs"],
-            learning_rate=p["learning_rate"],
-            contexts_per_step=p["contexts_per_step"],
-            seed=p["seed"],
-            device=device,
-            progress=lambda done, steps: (
-                steps_seen.update(total=steps),
-                progress(done, steps + 2),
-            ),
-        )
-        total = steps_seen.get("total", 0)
-        held_keys = set(trained.held_out_keys)
-        train = [g for g in groups if g.key not in held_keys]
-        held = [g for g in groups if g.key in held_keys]
+    p = run.params
+    groups = _context_groups(dataset=run.dataset, languages=p.get("languages") or None)
+    if len(groups) < 2:
+        raise EvaluationInputError("Fewer than two usable context sets remain")
+    base = run.model.resolved_path() if run.model else None
+    device = run.model.device if run.model else "cpu"
+    output = Path(settings.KASAUTI_MODEL_ROOT) / "indicasa" / f"run-{run.pk}"
+    steps_seen: dict[str, int] = {}
+    trained = train_contrastive(
+        groups,
+        output_dir=output,
+        delta_sim=lambda contexts: delta_sim(contexts).delta,
+        model_path=base,
+        loss=p["loss"],
+        temperature=p["temperature"],
+        margin=p["margin"],
+        epochs=p["epochs"],
+        learning_rate=p["learning_rate"],
+        contexts_per_step=p["contexts_per_step"],
+        seed=p["seed"],
+        device=device,
+        progress=lambda done, steps: (
+            steps_seen.update(total=steps),
+            progress(done, steps + 2),
+        ),
+    )
+    total = steps_seen.get("total", 0)
+    held_keys = set(trained.held_out_keys)
+    train = [g for g in groups if g.key not in held_keys]
+    held = [g for g in groups if g.key in held_keys]
 
-        def encoder_of(model):
-            return lambda texts: model.encode(
-                texts, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
-            )
+    def encoder_of(model):
+        return lambda texts: model.encode(
+            texts, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+        )
 
-        vanilla = load_encoder(base, device=device)
-        mlp_vanilla = _mlp_scores(
-            encoder_of(vanilla), train, held, epochs=p["mlp_epochs"], seed=p["seed"]
-        )
-        progress(total + 1, total + 2)
-        best = load_encoder(trained.checkpoint, device=device)
-        mlp_contrastive = _mlp_scores(
-            encoder_of(best), train, held, epochs=p["mlp_epochs"], seed=p["seed"]
-        )
-        per_context = encode_contexts(best, held)
-        items = [
-            ItemResult(
-                item_key=g.key,
-                category=g.category,
-                language=g.key.rsplit(":", 1)[1],
-                payload={
-                    "split": "held_out" if g.key in held_keys else "train",
-                    "n_stereotypes": len(g.stereotypes),
-                    "n_anti_stereotypes": len(g.anti_stereotypes),
-                },
-            )
-            for g in groups
-        ]
-        by_key = {item.item_key: item for item in items}
-        for group, pair in zip(held, per_context, strict=True):
-            by_key[group.key].payload["delta_sim"] = delta_sim([pair]).as_dict()
-        entry, _ = ModelEntry.objects.update_or_create(
-            name=f"indicasa-encoder-run-{run.pk}",
-            defaults={
-                "kind": ModelKind.SENTENCE_ENCODER,
-                "path": str(trained.checkpoint),
-                "device": device,
-                "notes": f"IndiCASA contrastive encoder ({p['loss']}) trained by run {run.pk}",
+    vanilla = load_encoder(base, device=device)
+    mlp_vanilla = _mlp_scores(
+        encoder_of(vanilla), train, held, epochs=p["mlp_epochs"], seed=p["seed"]
+    )
+    progress(total + 1, total + 2)
+    best = load_encoder(trained.checkpoint, device=device)
+    mlp_contrastive = _mlp_scores(
+        encoder_of(best), train, held, epochs=p["mlp_epochs"], seed=p["seed"]
+    )
+    per_context = encode_contexts(best, held)
+    items = [
+        ItemResult(
+            item_key=g.key,
+            category=g.category,
+            language=g.key.rsplit(":", 1)[1],
+            payload={
+                "split": "held_out" if g.key in held_keys else "train",
+                "n_stereotypes": len(g.stereotypes),
+                "n_anti_stereotypes": len(g.anti_stereotypes),
             },
         )
-        results = {
-            "history": trained.history,
-            "step_losses": trained.step_losses,
-            "initial_delta_sim": trained.history[0]["delta_sim"],
-            "best_epoch": trained.best_epoch,
-            "best_delta_sim": trained.best_delta_sim,
-            "checkpoint": str(trained.checkpoint),
-            "encoder_model_id": entry.pk,
-            "split": {"train": len(train), "held_out": len(held)},
-            "mlp": {"vanilla": mlp_vanilla, "contrastive": mlp_contrastive},
-        }
-        model_info = {
-            "name": run.model_label,
-            "base_path": str(base or default_model_path()),
+        for g in groups
+    ]
+    by_key = {item.item_key: item for item in items}
+    for group, pair in zip(held, per_context, strict=True):
+        by_key[group.key].payload["delta_sim"] = delta_sim([pair]).as_dict()
+    entry, _ = ModelEntry.objects.update_or_create(
+        name=f"indicasa-encoder-run-{run.pk}",
+        defaults={
+            "kind": ModelKind.SENTENCE_ENCODER,
+            "path": str(trained.checkpoint),
             "device": device,
-            "kind": "sentence_encoder",
-        }
-        bias_run_finish(run=run, results=results, model_info=model_info, items=items)
-        progress(total + 2, total + 2)
+            "notes": f"IndiCASA contrastive encoder ({p['loss']}) trained by run {run.pk}",
+        },
+    )
+    results = {
+        "history": trained.history,
+        "step_losses": trained.step_losses,
+        "initial_delta_sim": trained.history[0]["delta_sim"],
+        "best_epoch": trained.best_epoch,
+        "best_delta_sim": trained.best_delta_sim,
+        "checkpoint": str(trained.checkpoint),
+        "encoder_model_id": entry.pk,
+        "split": {"train": len(train), "held_out": len(held)},
+        "mlp": {"vanilla": mlp_vanilla, "contrastive": mlp_contrastive},
+    }
+    model_info = {
+        "name": run.model_label,
+        "base_path": str(base or default_model_path()),
+        "device": device,
+        "kind": "sentence_encoder",
+    }
+    evaluation_run_finish(run=run, results=results, model_info=model_info, items=items)
+    progress(total + 2, total + 2)
     return {
         "run_id": run.pk,
         "best_epoch": trained.best_epoch,
         "best_delta_sim": trained.best_delta_sim,
         "macro_f1": mlp_contrastive["overall"]["macro_f1"],
-    }
-
-
-# ----------------------------------------------------------------------------------------------
-# Generation bias score
-# ----------------------------------------------------------------------------------------------
-def _pairs(*, dataset: Dataset, languages: list[str]):
-    return (
-        SentencePair.objects.filter(dataset=dataset, language__in=languages)
-        .select_related("category")
-        .order_by("language", "external_id")
-    )
-
-
-def indicasa_generate_run_create(
-    *,
-    dataset: Dataset,
-    model: ModelEntry,
-    encoder: ModelEntry | None = None,
-    languages: list[str] | None = None,
-    rounds: int = 5,
-    max_attempts: int = 3,
-    max_new_tokens: int = 64,
-    temperature: float = 0.8,
-    top_p: float = 0.9,
-    batch_size: int = 8,
-    seed: int = 0,
-    created_by=None,
-) -> EvaluationRun:
-    require_model_kind(model, (ModelKind.CAUSAL_LM,), "An IndiCASA generation run")
-    if encoder is not None:
-        require_model_kind(encoder, (ModelKind.SENTENCE_ENCODER,), "The classifying encoder")
-    languages = languages or ["en"]
-    if not _pairs(dataset=dataset, languages=languages).exists():
-        raise EvaluationInputError(
-            f"Dataset {dataset.name!r} has no sentence pairs in {', '.join(languages)}"
-        )
-    if rounds < 1 or max_attempts < 1:
-        raise EvaluationInputError("rounds and max_attempts must be at least 1")
-    params = {
-        "languages": languages,
-        "rounds": rounds,
-        "max_attempts": max_attempts,
-        "max_new_tokens": max_new_tokens,
-        "temperature": temperature,
-        "top_p": top_p,
-        "batch_size": batch_size,
-        "seed": seed,
-        "encoder_id": encoder.pk if encoder else None,
-        "encoder": encoder.name if encoder else "all-MiniLM-L6-v2 (default)",
-    }
-    return bias_run_create(
-        kind=RunKind.INDICASA_GENERATE,
-        job_kind=GENERATE_JOB_KIND,
-        dataset=dataset,
-        model=model,
-        model_label=model.name,
-        params=params,
-        title=f"IndiCASA bias score: {model.name} on {dataset.name}",
-        unit="rounds",
-        created_by=created_by,
-    )
-
-
-def indicasa_generate_run_execute(
-    *,
-    run: EvaluationRun,
-    progress: Progress,
-    generator: Callable[[list[str], int], list[str]] | None = None,
-) -> dict[str, Any]:
-    """``generator`` (prompts, seed) -> outputs defaults to the run's model directory through
-    ``worker.engines.completion.HFGenerator``."""
-    from worker.engines.completion import (
-        PROMPT_TEMPLATE,
-        HFGenerator,
-        MaskItem,
-        classify_by_cosine,
-        fill_masks,
-        masked_template,
-    )
-    from worker.engines.embedder import Embedder
-
-    with bias_run_executing(run=run):
-        p = run.params
-        pairs = list(_pairs(dataset=run.dataset, languages=p["languages"]))
-        if not pairs:
-            raise EvaluationInputError(f"Dataset {run.dataset.name!r} has no sentence pairs")
-        model_info: dict[str, Any] = {"name": run.model_label}
-        if generator is None:
-            hf = HFGenerator(
-                run.model.resolved_path(),
-                device=run.model.device,
-                max_new_tokens=p["max_new_tokens"],
-                temperature=p["temperature"],
-                top_p=p["top_p"],
-                batch_size=p["batch_size"],
-            )
-            generator = hf
-            model_info = hf.model_info()
-        encoder_entry = ModelEntry.objects.filter(pk=p.get("encoder_id")).first()
-        embedder = Embedder(encoder_entry.resolved_path() if encoder_entry else None, device="cpu")
-
-        refs = {}
-        items = []
-        for pair in pairs:
-            key = f"{pair.external_id}:{pair.language}"
-            if pair.direction == SentencePair.Direction.STEREO:
-                stereo, anti = pair.sent_more, pair.sent_less
-            else:
-                stereo, anti = pair.sent_less, pair.sent_more
-            refs[key] = (pair, stereo, anti)
-            items.append(MaskItem(key, masked_template(stereo, anti), pair.category.name))
-        progress(0, p["rounds"])
-        completions = fill_masks(
-            items,
-            generator,
-            rounds=p["rounds"],
-            seed=p["seed"],
-            max_attempts=p["max_attempts"],
-            progress=lambda done, total: progress(done, total),
-        )
-        parsed = [c for c in completions if c.sentence is not None]
-        sims = classify_by_cosine(
-            [c.sentence for c in parsed],
-            [refs[c.key][1] for c in parsed],
-            [refs[c.key][2] for c in parsed],
-            embedder.encode,
-        )
-        sim_of = {(c.key, c.round): s for c, s in zip(parsed, sims, strict=True)}
-        masked_of = {item.key: item.masked for item in items}
-        outcomes: dict[str, list] = defaultdict(list)
-        rows = []
-        for c in completions:
-            pair = refs[c.key][0]
-            sim = sim_of.get((c.key, c.round))
-            outcome = classify(*sim) if sim else None
-            for group in ("overall", f"category:{pair.category.name}", f"language:{pair.language}"):
-                outcomes[group].append(outcome)
-            rows.append(
-                ItemResult(
-                    item_key=f"{c.key}:r{c.round}",
-                    category=pair.category.name,
-                    language=pair.language,
-                    payload={
-                        "masked": masked_of[c.key],
-                        "completion": c.sentence,
-                        "raw": c.raw[:2000],
-                        "attempts": c.attempts,
-                        "round": c.round,
-                        "sim_stereotype": sim[0] if sim else None,
-                        "sim_anti_stereotype": sim[1] if sim else None,
-                        "class": outcome,
-                    },
-                )
-            )
-        results = {
-            "overall": generation_scores(outcomes["overall"]),
-            "by_category": {
-                k.split(":", 1)[1]: generation_scores(v)
-                for k, v in sorted(outcomes.items())
-                if k.startswith("category:")
-            },
-            "by_language": {
-                k.split(":", 1)[1]: generation_scores(v)
-                for k, v in sorted(outcomes.items())
-                if k.startswith("language:")
-            },
-            "pairs": len(pairs),
-            "rounds": p["rounds"],
-            "prompt_template": PROMPT_TEMPLATE,
-            "encoder": str(embedder.model_path),
-        }
-        bias_run_finish(run=run, results=results, model_info=model_info, items=rows)
-    overall = results["overall"]
-    return {
-        "run_id": run.pk,
-        "pairs": len(pairs),
-        "bias_score": overall["bias_score"],
-        "stereotype_probability": overall["stereotype_probability"],
-        "skip_ratio": overall["skip_ratio"],
     }

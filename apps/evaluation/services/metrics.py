@@ -8,8 +8,6 @@ its counts (n_amb, n_dis); an undefined figure is None with its reason, never a 
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Callable, Iterable
 from typing import Any
 
 from django.db import transaction
@@ -20,9 +18,6 @@ from ..models import EvaluationRun, Prediction
 
 # Kasauti's option roles (apps.catalog.models.OptionRole) in the metric module's terms.
 ROLE = {"stereotyped": "target", "non_stereotyped": "non_target", "unknown": "unknown"}
-# The six BharatBBQ figures and BBQ's two, in the order pages and commands show them.
-METRIC_KEYS = ("acc_a", "acc_d", "bs_a", "bs_d", "sbs_a", "sbs_d", "s_dis", "s_amb")
-COUNT_KEYS = ("n_amb", "n_dis")
 
 
 def noun_type(*, noun_form: str, proper_noun: bool) -> str:
@@ -117,50 +112,10 @@ def run_bbq_items(*, run: EvaluationRun) -> list:
     ]
 
 
-def _grouped(items: Iterable, key: Callable[..., tuple[str, ...]]) -> dict[tuple[str, ...], list]:
-    groups: dict[tuple[str, ...], list] = defaultdict(list)
-    for item in items:
-        groups[key(item)].append(item)
-    return dict(sorted(groups.items()))
-
-
-def bbq_results(items: list) -> dict[str, Any]:
-    """Every figure the run page, the API and `run_metrics` show, as JSON."""
-    from ..metrics.bbq import bbq_scores
-
-    def rows(key, names):
-        return [
-            {**dict(zip(names, values, strict=True)), **bbq_scores(group)}
-            for values, group in _grouped(items, key).items()
-        ]
-
-    return {
-        "overall": bbq_scores(items),
-        "by_category": {
-            values[0]: bbq_scores(group)
-            for values, group in _grouped(items, lambda i: (i.category,)).items()
-        },
-        "by_language": {
-            values[0]: bbq_scores(group)
-            for values, group in _grouped(items, lambda i: (i.language,)).items()
-        },
-        "by_noun_type": {
-            values[0]: bbq_scores(group)
-            for values, group in _grouped(items, lambda i: (i.noun_type,)).items()
-        },
-        "by_category_language": rows(lambda i: (i.category, i.language), ("category", "language")),
-        "by_category_language_condition": rows(
-            lambda i: (i.category, i.language, i.context_condition),
-            ("category", "language", "context_condition"),
-        ),
-        "by_category_noun_type": rows(
-            lambda i: (i.category, i.noun_type), ("category", "noun_type")
-        ),
-    }
-
-
 def run_metrics(*, run: EvaluationRun) -> dict[str, Any]:
     """Recompute a run's metrics from its predictions and store them on the run."""
+    from ..metrics.bbq import bbq_results
+
     results = {**bbq_results(run_bbq_items(run=run)), "predictions": run.predictions.count()}
     with transaction.atomic():
         EvaluationRun.objects.filter(pk=run.pk).update(results=results)
@@ -172,7 +127,7 @@ def run_metrics_compat(*, run: EvaluationRun, compat: str) -> dict[str, Any]:
     """A run's figures under a named compatibility option, computed, not stored: the run keeps
     the paper's figures. `bharatbbq-main-py`: the rows BharatBBQ's Metrics/main.py main()
     scores (apps.evaluation.metrics.bbq.main_py_rows; predictions in the order imported)."""
-    from ..metrics.bbq import MAIN_PY_COMPAT, main_py_rows
+    from ..metrics.bbq import MAIN_PY_COMPAT, bbq_results, main_py_rows
 
     if compat != MAIN_PY_COMPAT:
         raise ValueError(f"unknown compatibility option {compat!r}; known: {MAIN_PY_COMPAT}")

@@ -2,13 +2,14 @@
 
 `run_create` checks everything that can be checked before a GPU is busy (the model directory
 exists, the release has disambiguated contexts, a prompt template exists for every language)
-and queues an `evaluate` job; `run_execute` is that job's work: it renders each item's prompt
-from the template, scores the three options as continuations with the local causal LM
-(worker.engines.lm_scorer, the shared prompt computed once per item) or an OpenAI-compatible
-endpoint (worker.engines.endpoint), writes one `Prediction` per item batch by batch, and then the
-metrics. Writing is idempotent: a resumed or redelivered job scores only the items that have no
-prediction yet. Until the last item is scored the run is `running`, then `partial` if the job
-stops (cancelled, failed): its numbers are never shown as those of the release.
+and queues an `evaluate` job; `run_execute` is that job's work (run through the one lifecycle,
+services/lifecycle.py): it renders each item's prompt from the template, scores the three
+options as continuations with the local causal LM (worker.engines.lm_scorer, the shared prompt
+computed once per item) or an OpenAI-compatible endpoint (worker.engines.endpoint), writes one
+`Prediction` per item batch by batch, and then the metrics. Writing is idempotent: a resumed
+or redelivered job scores only the items that have no prediction yet. Until the last item is
+scored the run is `running`, then `partial` if the job stops (cancelled, failed): its numbers
+are never shown as those of the release.
 """
 
 from __future__ import annotations
@@ -18,16 +19,11 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.utils import timezone
 
 from apps.catalog.models import ContextCondition, Dataset, Instance
-from apps.core.errors import KasautiError
-from apps.core.heartbeat import JobCancelled
-from apps.core.services import job_create, job_dispatch
 from apps.releases.models import Release
 from worker.engines.errors import ModelConfigurationError
 
-from ..jobs import EVALUATE
 from ..models import (
     EvaluationRun,
     InstructionLanguage,
@@ -36,21 +32,14 @@ from ..models import (
     Prediction,
     PromptTemplate,
     RunKind,
-    RunStatus,
 )
-from .bias_runs import EvaluationInputError
+from ..prompt_rules import option_continuations, shot_pool, shots_for
+from ..registry import evaluation_kind_get
+from .lifecycle import EvaluationInputError, evaluation_run_create
 from .metrics import run_metrics
-from .prompts import (
-    option_continuations,
-    prompt_render,
-    prompt_template_check,
-    shot_pool,
-    shots_for,
-    templates_for,
-)
+from .prompts import prompt_render, prompt_template_check, templates_for
 
 Progress = Callable[..., None]
-SCORABLE_KINDS = (ModelKind.CAUSAL_LM, ModelKind.ENDPOINT)
 
 
 def run_items(*, dataset: Dataset, release: Release | None):
@@ -64,7 +53,7 @@ def run_items(*, dataset: Dataset, release: Release | None):
 
 def model_check(*, model: ModelEntry) -> None:
     """A model that cannot be scored with fails here, with the path or URL it was given."""
-    if model.kind not in SCORABLE_KINDS:
+    if model.kind not in evaluation_kind_get(RunKind.BBQ_MC).model_kinds:
         raise EvaluationInputError(
             f"model {model.name!r} is a {model.get_kind_display().lower()}; multiple-choice "
             "runs need a causal language model or a completions endpoint"
@@ -150,35 +139,25 @@ def run_create(
         shots=shots,
         instruction_language=instruction_language,
     )
-    with transaction.atomic():
-        run = EvaluationRun.objects.create(
-            kind=RunKind.BBQ_MC,
-            dataset=dataset,
-            release=release,
-            model=model,
-            model_label=model.name,
-            prompt_template=prompt_template or next(iter(templates.values())),
-            shots=shots,
-            instruction_language=instruction_language,
-            prompt_text={lang: _template_snapshot(t) for lang, t in templates.items()},
-            params={
-                "batch_size": batch_size,
-                "languages": languages,
-                "scoring": "mean log-probability per token of each option (BharatBBQ App. C)",
-            },
-            created_by=created_by if getattr(created_by, "pk", None) else None,
-        )
-        job = job_create(
-            kind=EVALUATE,
-            title=f"Evaluate {model.name} on {where} ({shots}-shot)",
-            params={"run_id": run.pk},
-            unit="items",
-            created_by=run.created_by,
-        )
-        run.job = job
-        run.save(update_fields=["job"])
-        job_dispatch(job=job)
-    return run
+    return evaluation_run_create(
+        kind=RunKind.BBQ_MC,
+        dataset=dataset,
+        release=release,
+        model=model,
+        model_label=model.name,
+        prompt_template=prompt_template or next(iter(templates.values())),
+        shots=shots,
+        instruction_language=instruction_language,
+        prompt_text={lang: _template_snapshot(t) for lang, t in templates.items()},
+        params={
+            "batch_size": batch_size,
+            "languages": languages,
+            "scoring": "mean log-probability per token of each option (BharatBBQ App. C)",
+        },
+        title=f"Evaluate {model.name} on {where} ({shots}-shot)",
+        unit="items",
+        created_by=created_by,
+    )
 
 
 def scorer_load(*, model: ModelEntry):
@@ -272,44 +251,7 @@ def _score_batch(*, run, scorer, instances, templates, pool, batch_size) -> list
 
 
 def run_execute(*, run: EvaluationRun, progress: Progress) -> dict[str, Any]:
-    """The `evaluate` job's work (see the module docstring)."""
-    if run.status == RunStatus.COMPLETE:
-        return run_job_result(run=run)
-    EvaluationRun.objects.filter(pk=run.pk).update(status=RunStatus.RUNNING, error="")
-    try:
-        result = _execute(run=run, progress=progress)
-    except JobCancelled:
-        _stopped(run, "cancelled")
-        raise
-    except Exception as exc:
-        _stopped(run, f"{exc}")
-        raise
-    return result
-
-
-def _stopped(run: EvaluationRun, reason: str) -> None:
-    done = Prediction.objects.filter(run=run).count()
-    EvaluationRun.objects.filter(pk=run.pk).update(
-        status=RunStatus.PARTIAL if done else RunStatus.FAILED,
-        error=reason[:2000],
-        finished_at=timezone.now(),
-    )
-
-
-def run_job_failed(*, job) -> int:
-    """The runs of a job that core failed (its `on_fail`: the broker was unreachable, the
-    watchdog gave up...) stop being queued or running: failed, or partial when some items
-    were scored. Runs already stopped keep their status."""
-    stopped = 0
-    for run in EvaluationRun.objects.filter(
-        job=job, status__in=(RunStatus.QUEUED, RunStatus.RUNNING)
-    ):
-        _stopped(run, job.error or "the job failed")
-        stopped += 1
-    return stopped
-
-
-def _execute(*, run: EvaluationRun, progress: Progress) -> dict[str, Any]:
+    """The `evaluate` job's work (see the module docstring): returns the job's result."""
     if run.model is None:
         raise EvaluationInputError(f"run {run.pk} has no model to score with")
     model_check(model=run.model)
@@ -347,26 +289,10 @@ def _execute(*, run: EvaluationRun, progress: Progress) -> dict[str, Any]:
         finished += len(chunk)
         progress(finished, total)
     run.refresh_from_db()
-    run_metrics(run=run)
-    EvaluationRun.objects.filter(pk=run.pk).update(
-        status=RunStatus.COMPLETE, error="", finished_at=timezone.now()
-    )
-    run.refresh_from_db()
-    return run_job_result(run=run)
-
-
-def run_job_result(*, run: EvaluationRun) -> dict[str, Any]:
-    """The job's result: what its summary line shows."""
-    results = run.results or {}
+    results = run_metrics(run=run)
+    # The job's result: what its summary lines show.
     return {
         "run_id": run.pk,
         "predictions": results.get("predictions", 0),
         "overall": results.get("overall", {}),
     }
-
-
-def run_delete(*, run: EvaluationRun) -> None:
-    if run.job_id and not run.job.is_finished:
-        raise KasautiError(f"run {run.pk} is still running: cancel its job first")
-    with transaction.atomic():
-        run.delete()

@@ -24,16 +24,15 @@ from apps.catalog.models import Dataset
 
 from ..metrics.seat import DEFAULT_SAMPLES, MAX_EXACT_PARTITIONS, seat_test
 from ..models import EvaluationRun, ItemResult, ModelEntry, ModelKind, RunKind
-from .bias_runs import (
+from ..registry import evaluation_kind_get
+from .lifecycle import (
     EvaluationInputError,
     Progress,
-    bias_run_create,
-    bias_run_executing,
-    bias_run_finish,
-    require_model_kind,
+    evaluation_run_create,
+    evaluation_run_finish,
+    model_kind_require,
 )
 
-JOB_KIND = "evaluate_seat"
 DEFAULT_DATA = Path(__file__).resolve().parent.parent / "data" / "seat.json"
 SIGNIFICANCE = 0.01  # the level IndiBias underlines
 
@@ -82,7 +81,7 @@ class SeatCatalog:
         return [t.replace("[X]", w) for w in words for t in templates]
 
 
-def seat_catalog_load(path: str | Path | None = None) -> SeatCatalog:
+def seat_catalog_load(*, path: str | Path | None = None) -> SeatCatalog:
     """Read and check a SEAT data file; every problem names the file and the entry."""
     source = Path(path or DEFAULT_DATA)
     try:
@@ -169,9 +168,11 @@ def seat_run_create(
     """``model``: a sentence encoder entry (its own pooling), a masked LM entry (the [CLS]
     state, as IndiBias Appendix B), or None for the offline all-MiniLM-L6-v2."""
     if model is not None:
-        require_model_kind(model, (ModelKind.SENTENCE_ENCODER, ModelKind.MASKED_LM), "A SEAT run")
+        model_kind_require(
+            model=model, kinds=evaluation_kind_get(RunKind.SEAT).model_kinds, what="A SEAT run"
+        )
     languages = languages or ["en"]
-    catalog = seat_catalog_load(data_path)
+    catalog = seat_catalog_load(path=data_path)
     resolved = _resolve(catalog, tests, languages)  # every problem surfaces before the job
     params = {
         "languages": languages,
@@ -183,9 +184,8 @@ def seat_run_create(
         "resolved": resolved,
     }
     label = model.name if model else "all-MiniLM-L6-v2 (default)"
-    return bias_run_create(
+    return evaluation_run_create(
         kind=RunKind.SEAT,
-        job_kind=JOB_KIND,
         dataset=dataset,
         model=model,
         model_label=label,
@@ -199,75 +199,74 @@ def seat_run_create(
 def seat_run_execute(*, run: EvaluationRun, progress: Progress) -> dict[str, Any]:
     from worker.engines.embedder import Embedder
 
-    with bias_run_executing(run=run):
-        params = run.params
-        resolved = params["resolved"]
-        path = run.model.resolved_path() if run.model else None
-        device = run.model.device if run.model else "cpu"
-        if run.model and run.model.kind == ModelKind.MASKED_LM:
-            from worker.engines.masked_lm import ClsEncoder
+    params = run.params
+    resolved = params["resolved"]
+    path = run.model.resolved_path() if run.model else None
+    device = run.model.device if run.model else "cpu"
+    if run.model and run.model.kind == ModelKind.MASKED_LM:
+        from worker.engines.masked_lm import ClsEncoder
 
-            embedder = ClsEncoder(path, device=device)
-            model_info = embedder.model_info()
-        else:
-            embedder = Embedder(path, device=device)
-            model_info = {
-                "name": run.model_label,
-                "path": str(embedder.model_path),
-                "device": embedder.device,
-                "kind": "sentence_encoder",
-            }
-        model_info["dimension"] = embedder.dimension
-        progress(0, len(resolved))
-        # Every distinct sentence is encoded once for the whole run.
-        texts: dict[str, None] = {}
-        for test in resolved:
-            for words in test["words"].values():
-                texts.update(dict.fromkeys(_sentences(test, words)))
-        unique = list(texts)
-        vectors = embedder.encode(unique)
-        index = {text: i for i, text in enumerate(unique)}
-        rows = []
-        items = []
-        for done, test in enumerate(resolved, start=1):
-            sets = {
-                role: np.asarray(vectors[[index[s] for s in _sentences(test, words)]])
-                for role, words in test["words"].items()
-            }
-            result = seat_test(
-                sets["X"],
-                sets["Y"],
-                sets["A"],
-                sets["B"],
-                max_exact=params["max_exact"],
-                n_samples=params["n_samples"],
-                seed=params["seed"],
-            )
-            row = {
-                "name": test["name"],
-                "axis": test["axis"],
-                "language": test["language"],
-                **result.as_dict(),
-                "significant": result.p_value < SIGNIFICANCE,
-                "lists": test["lists"],
-            }
-            rows.append(row)
-            items.append(
-                ItemResult(
-                    item_key=f"{test['language']}:{test['name']}"[:200],
-                    category=test["axis"],
-                    language=test["language"],
-                    payload=row,
-                )
-            )
-            progress(done, len(resolved))
-        results = {
-            "tests": rows,
-            "significance_level": SIGNIFICANCE,
-            "languages": params["languages"],
-            "axes": sorted({r["axis"] for r in rows}),
+        embedder = ClsEncoder(path, device=device)
+        model_info = embedder.model_info()
+    else:
+        embedder = Embedder(path, device=device)
+        model_info = {
+            "name": run.model_label,
+            "path": str(embedder.model_path),
+            "device": embedder.device,
+            "kind": "sentence_encoder",
         }
-        bias_run_finish(run=run, results=results, model_info=model_info, items=items)
+    model_info["dimension"] = embedder.dimension
+    progress(0, len(resolved))
+    # Every distinct sentence is encoded once for the whole run.
+    texts: dict[str, None] = {}
+    for test in resolved:
+        for words in test["words"].values():
+            texts.update(dict.fromkeys(_sentences(test, words)))
+    unique = list(texts)
+    vectors = embedder.encode(unique)
+    index = {text: i for i, text in enumerate(unique)}
+    rows = []
+    items = []
+    for done, test in enumerate(resolved, start=1):
+        sets = {
+            role: np.asarray(vectors[[index[s] for s in _sentences(test, words)]])
+            for role, words in test["words"].items()
+        }
+        result = seat_test(
+            sets["X"],
+            sets["Y"],
+            sets["A"],
+            sets["B"],
+            max_exact=params["max_exact"],
+            n_samples=params["n_samples"],
+            seed=params["seed"],
+        )
+        row = {
+            "name": test["name"],
+            "axis": test["axis"],
+            "language": test["language"],
+            **result.as_dict(),
+            "significant": result.p_value < SIGNIFICANCE,
+            "lists": test["lists"],
+        }
+        rows.append(row)
+        items.append(
+            ItemResult(
+                item_key=f"{test['language']}:{test['name']}"[:200],
+                category=test["axis"],
+                language=test["language"],
+                payload=row,
+            )
+        )
+        progress(done, len(resolved))
+    results = {
+        "tests": rows,
+        "significance_level": SIGNIFICANCE,
+        "languages": params["languages"],
+        "axes": sorted({r["axis"] for r in rows}),
+    }
+    evaluation_run_finish(run=run, results=results, model_info=model_info, items=items)
     return {
         "run_id": run.pk,
         "tests": len(rows),

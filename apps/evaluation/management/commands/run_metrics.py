@@ -16,7 +16,6 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from apps.evaluation.metrics.bbq import MAIN_PY_COMPAT
-from apps.evaluation.models import RunKind
 from apps.evaluation.selectors import METRICS, run_get
 from apps.evaluation.services.metrics import run_metrics, run_metrics_compat
 
@@ -38,9 +37,9 @@ class Command(BaseCommand):
         run = run_get(run_id=run_id)
         if run is None:
             raise CommandError(f"no evaluation run with id {run_id}")
-        if run.kind not in (RunKind.BBQ_MC, RunKind.IMPORTED):
+        if not run.evaluation_kind.scored_by_prediction:
             raise CommandError(
-                f"run {run_id} is a {run.get_kind_display()} run; its results are on its page"
+                f"run {run_id} is a {run.kind_label} run; its results are on its page"
             )
         compat = options.get("compat")
         results = run_metrics_compat(run=run, compat=compat) if compat else run_metrics(run=run)
