@@ -287,6 +287,10 @@ def test_the_check_catches_upward_imports(tmp_path, source, expected):
     assert len(problems) == 1 and expected in problems[0], problems
 
 
+def test_services_are_typed_keyword_only_entity_action_functions():
+    assert _service_violations() == []
+
+
 def test_the_service_check_catches_positional_and_unnamed_services(tmp_path):
     probe = tmp_path / "apps" / "catalog" / "services" / "probe.py"
     probe.parent.mkdir(parents=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import secrets
 import unicodedata
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -19,6 +20,9 @@ from django.utils.http import urlsafe_base64_encode
 from rest_framework.authtoken.models import Token
 
 from .roles import ADMIN, ANNOTATOR, RESEARCHER, ROLES
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AbstractUser
 
 
 def _without_marks(name: str) -> str:
@@ -78,7 +82,9 @@ def roles_ensure() -> None:
 
 
 @transaction.atomic  # user, role and token together or not at all
-def user_create_with_role(*, username: str, role: str, password: str, email: str = ""):
+def user_create_with_role(
+    *, username: str, role: str, password: str, email: str = ""
+) -> AbstractUser:
     """Create (or reset) a user with exactly one role. Admins are also Django superusers."""
     roles_ensure()
     User = get_user_model()

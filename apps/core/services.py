@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, transaction
@@ -34,6 +34,9 @@ from .heartbeat import (  # noqa: F401 (re-exported: the job API is apps.core.se
 )
 from .models import Job
 from .registry import job_kind_get
+
+if TYPE_CHECKING:
+    from celery import Celery
 
 logger = logging.getLogger(__name__)
 
@@ -59,7 +62,7 @@ def job_create(
     )
 
 
-def celery_app():
+def celery_app() -> Celery:
     """The Celery app tasks are sent with (the project's, set up in kasauti/__init__.py)."""
     from celery import current_app
 

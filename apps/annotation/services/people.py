@@ -4,6 +4,7 @@ change languages, activate and deactivate. Only plain annotators are managed her
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
@@ -19,6 +20,9 @@ from ..models import AnnotatorProfile
 from ..rules import PermissionRefused
 from ..selectors import annotator_manageable
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AbstractUser
+
 User = get_user_model()
 
 
@@ -29,7 +33,7 @@ def annotator_create(
     email: str = "",
     password: str | None = None,
     invite_base_url: str | None = None,
-):
+) -> AbstractUser:
     """Create an annotator account. Either the researcher hands over `password`, or, with
     `invite_base_url` (the site's scheme and host), the annotator is e-mailed an invitation
     whose link sets their password. Without either the account cannot sign in until a
@@ -78,7 +82,9 @@ def annotator_invite(*, user, base_url: str) -> str:
     return user_invite_send(user=user, base_url=base_url)
 
 
-def annotator_update(*, user, languages: Sequence[str] | None = None, active: bool | None = None):
+def annotator_update(
+    *, user, languages: Sequence[str] | None = None, active: bool | None = None
+) -> AbstractUser:
     """Change an annotator's languages or activate/deactivate the account. Refused (403) for
     users who hold a higher role (annotator_manageable)."""
     _check_manageable(user)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
 from django.db.models import Exists, Max, OuterRef
@@ -18,6 +18,9 @@ from apps.core.errors import ConflictError, KasautiError
 from .. import generators, selectors
 from ..bulk import instances_insert, json_text
 from ..models import Dataset, Instance, ReviewStatus, TemplateVersion, UnknownExpression
+
+if TYPE_CHECKING:
+    from apps.core.models import Job
 
 
 def unknown_expression_create(*, language: str, text: str) -> UnknownExpression:
@@ -331,7 +334,9 @@ def dataset_instantiate(
     }
 
 
-def dataset_instantiate_async(*, dataset: Dataset, requested_by=None, raise_unqueued: bool = True):
+def dataset_instantiate_async(
+    *, dataset: Dataset, requested_by=None, raise_unqueued: bool = True
+) -> Job:
     """Queue an instantiation job; the worker picks it up after this transaction commits.
     `raise_unqueued`: see apps.core.services.task_send."""
     from apps.core.services import job_create, job_dispatch

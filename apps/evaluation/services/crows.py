@@ -10,7 +10,7 @@ and standard deviation over the seeded 80 % samples (Table 2's layout).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from apps.catalog.models import Dataset, SentencePair
 
@@ -24,6 +24,9 @@ from .lifecycle import (
     evaluation_run_finish,
     model_kind_require,
 )
+
+if TYPE_CHECKING:
+    from worker.engines.masked_lm import CausalPairScorer, MaskedLMScorer
 
 SCORING_CHUNK = 64  # pairs per engine call: the progress report and cancel check interval
 
@@ -75,7 +78,7 @@ def _pairs(*, dataset: Dataset, languages: list[str] | None):
     return pairs.order_by("language", "external_id")
 
 
-def crows_scorer_load(*, model: ModelEntry, batch_size: int):
+def crows_scorer_load(*, model: ModelEntry, batch_size: int) -> MaskedLMScorer | CausalPairScorer:
     """The engine for the model entry (a masked LM or a causal LM directory)."""
     if model.kind == ModelKind.MASKED_LM:
         from worker.engines.masked_lm import MaskedLMScorer

@@ -8,13 +8,16 @@ its counts (n_amb, n_dis); an undefined figure is None with its reason, never a 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
 
 from apps.catalog.models import ContextCondition, NounForm, Pairing
 
 from ..models import EvaluationRun, Prediction
+
+if TYPE_CHECKING:
+    from ..metrics.bbq import BBQItem
 
 # Kasauti's option roles (apps.catalog.models.OptionRole) in the metric module's terms.
 ROLE = {"stereotyped": "target", "non_stereotyped": "non_target", "unknown": "unknown"}
@@ -40,7 +43,7 @@ def bbq_item(
     option_roles: list[str],
     pairing: str,
     prediction: int | None,
-):
+) -> BBQItem:
     """One stored instance (its field values) and a prediction as the metric module's item.
 
     A disambiguated item carries the pairing its benchmark states (BharatBBQ's Pairing, EsBBQ's

@@ -15,7 +15,7 @@ are never shown as those of the release.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.db import transaction
@@ -39,10 +39,16 @@ from .lifecycle import EvaluationInputError, evaluation_run_create
 from .metrics import run_metrics
 from .prompts import prompt_render, prompt_template_check, templates_for
 
+if TYPE_CHECKING:
+    from django.db.models import QuerySet
+
+    from worker.engines.endpoint import EndpointScorer
+    from worker.engines.lm_scorer import CausalLMScorer
+
 Progress = Callable[..., None]
 
 
-def run_items(*, dataset: Dataset, release: Release | None):
+def run_items(*, dataset: Dataset, release: Release | None) -> QuerySet[Instance]:
     """The instances a run scores: the release's, or the dataset's live ones, in id order."""
     if release is not None:
         items = Instance.objects.filter(memberships__release=release)
@@ -160,7 +166,7 @@ def run_create(
     )
 
 
-def scorer_load(*, model: ModelEntry):
+def scorer_load(*, model: ModelEntry) -> EndpointScorer | CausalLMScorer:
     """The engine for a model entry; a configuration problem is a domain error (no retry)."""
     try:
         if model.kind == ModelKind.ENDPOINT:
