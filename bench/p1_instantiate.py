@@ -105,7 +105,7 @@ def truncate() -> None:
 
 def all_rows(dataset) -> list[tuple]:
     """Every row dataset_instantiate writes, built by the same code, in memory."""
-    from apps.catalog import services
+    from apps.catalog.services import instances as services
 
     rows: list[tuple] = []
     next_example_id: dict[int, int] = {}  # per category, as dataset_instantiate numbers them
@@ -126,9 +126,9 @@ def all_rows(dataset) -> list[tuple]:
 
 def todo_versions(dataset) -> list:
     """The versions dataset_instantiate instantiates, in its order."""
-    from apps.catalog import services
+    from apps.catalog.services import instances
 
-    plan, planned = services._plan_with_versions(dataset)
+    plan, planned = instances._plan_with_versions(dataset)
     return [planned[t.template_id] for t in plan.templates if not t.instantiated]
 
 
