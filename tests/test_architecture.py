@@ -245,30 +245,57 @@ def test_the_transaction_check_reads_every_page_and_api_module(tmp_path, name, s
     assert len(problems) == 1 and "transaction" in problems[0], problems
 
 
-def _unknown_job_tasks() -> list[str]:
-    """Registered JobKinds whose `task` no Celery task of the worker's app is called."""
-    from apps.core.registry import job_kinds
+def _unknown_job_tasks(kinds) -> list[str]:
+    """The kinds among `kinds` whose `task` no Celery task of the worker's app is called."""
     from worker.celery_app import app
 
     app.loader.import_default_modules()
-    return [f"{kind.name}: {kind.task}" for kind in job_kinds() if kind.task not in app.tasks]
+    return [f"{kind.name}: {kind.task}" for kind in kinds if kind.task not in app.tasks]
+
+
+# Run in a fresh process: the kinds the apps register from ready(), and nothing a test module
+# registered for itself (tests/core/test_jobs.py's echo kind has no task on purpose).
+_APP_KINDS_CHECK = """
+import json, django
+django.setup()
+from apps.core.registry import job_kinds
+import tests.test_architecture as arch
+kinds = job_kinds()
+print(json.dumps({"kinds": len(kinds), "unknown": arch._unknown_job_tasks(kinds)}))
+"""
 
 
 def test_every_job_kind_names_a_registered_task():
     """A JobKind's `task` is sent by name: a typo would only show when a job is queued and no
-    worker knows it. Every registered kind must name a task the worker's Celery app has."""
-    from apps.core.registry import job_kinds
+    worker knows it. Every kind the apps register must name a task the worker's Celery app has."""
+    import json
+    import os
+    import subprocess
+    import sys
 
-    assert len(job_kinds()) >= 5, "the apps' job kinds are registered from ready()"
-    assert _unknown_job_tasks() == []
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.setdefault("DJANGO_SETTINGS_MODULE", "kasauti.settings.test")
+    done = subprocess.run(
+        [sys.executable, "-c", _APP_KINDS_CHECK],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    assert found["kinds"] >= 5, "the apps' job kinds are registered from ready()"
+    assert found["unknown"] == []
 
 
-def test_the_task_check_catches_a_misspelt_task(monkeypatch):
-    from apps.core import registry
+def test_the_task_check_catches_a_misspelt_task():
+    from apps.core.registry import JobKind, job_kind_get
 
-    kind = registry.JobKind(name="probe", label="Probe", task="apps.catalog.tasks.nowhere")
-    monkeypatch.setitem(registry._KINDS, "probe", kind)
-    assert _unknown_job_tasks() == ["probe: apps.catalog.tasks.nowhere"]
+    probe = JobKind(name="probe", label="Probe", task="apps.catalog.tasks.nowhere")
+    assert _unknown_job_tasks([job_kind_get("instantiate"), probe]) == [
+        "probe: apps.catalog.tasks.nowhere"
+    ]
 
 
 @pytest.mark.parametrize(
