@@ -4,6 +4,7 @@ the end. Benchmarks are scripts, not tests: run them with `python bench/<name>.p
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from contextlib import contextmanager
 from pathlib import Path
@@ -42,3 +43,12 @@ def bench_database(name: str = "kasauti_bench", *, keep: bool = False):
         if not keep:
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         admin.close()
+
+
+def baseline_tree(revision: str, into: Path) -> Path:
+    """The code of git revision `revision` extracted into `into` (git archive): a benchmark's
+    baseline measured in the same run as the working tree."""
+    archive = subprocess.run(["git", "archive", revision], cwd=ROOT, check=True,
+                             capture_output=True).stdout  # fmt: skip
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
+    return into

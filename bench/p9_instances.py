@@ -52,7 +52,7 @@ from urllib.parse import urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _db import ROOT, bench_database  # noqa: E402 (bench/ is not a package)
+from _db import ROOT, baseline_tree, bench_database  # noqa: E402 (bench/ is not a package)
 
 DB_NAME = "kasauti_bench_p9"
 USERNAME = "bench"
@@ -415,13 +415,6 @@ def _uptime() -> str:
     return "uptime: " + subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
 
 
-def _baseline_tree(revision: str, into: Path) -> Path:
-    archive = subprocess.run(["git", "archive", revision], cwd=ROOT, check=True,
-                             capture_output=True).stdout  # fmt: skip
-    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
-    return into
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--total", type=int, default=1_000_000)
@@ -455,7 +448,7 @@ def main() -> None:
         token = Token.objects.get(user__username=USERNAME).key
         results = {}
         if args.baseline:
-            code = _baseline_tree(args.baseline, Path(tmp))
+            code = baseline_tree(args.baseline, Path(tmp))
             results["baseline"] = _measure(args, code, token, f"baseline: {args.baseline}")
         results["current"] = _measure(args, ROOT, token, "current code")
         _explain(args, token)

@@ -25,7 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _db import ROOT, bench_database
+from _db import ROOT, baseline_tree, bench_database
 
 DB_NAME = "kasauti_bench_startup"
 DATASET = "startup-small"
@@ -82,13 +82,6 @@ def run_once(code: Path, args: list[str]) -> tuple[float, float]:
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return wall, cpu
-
-
-def baseline_tree(revision: str, into: Path) -> Path:
-    archive = subprocess.run(["git", "archive", revision], cwd=ROOT, check=True,
-                             capture_output=True).stdout  # fmt: skip
-    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
-    return into
 
 
 def main() -> None:

@@ -53,52 +53,19 @@ def test_a_format_registered_as_the_recipe_says_imports_through_the_one_pipeline
     from apps.catalog.importers.formats import format_register, format_unregister
     from apps.catalog.models import StereotypeTuple
 
-    format_register(
-        format=Format("recipe-toy", "Recipe toy", TEMPLATES, f"{__name__}.RecipeToyReader")
-    )
+    # The throwaway template-kind reader of the registry's own tests: one tuple per row.
+    reader = "tests.catalog.test_import_formats.ToyReader"
+    format_register(format=Format("toy", "Recipe toy", TEMPLATES, reader))
     try:
         report = benchmark_import(
             dataset_name="recipe",
-            fmt="recipe-toy",
+            fmt="toy",
             files=[ImportFile("toy.csv", b"category,group,attribute\nage,old people,slow\n")],
         )
     finally:
-        format_unregister(name="recipe-toy")
+        format_unregister(name="toy")
     assert report.tuples.created == 1
     assert StereotypeTuple.objects.get(dataset__name="recipe").attribute == "slow"
-
-
-def _reader_class():
-    from apps.catalog.importers.base import Reader
-    from apps.catalog.importers.records import TupleRecord
-
-    class RecipeToyReader(Reader):
-        format = "recipe-toy"
-
-        def read_table(self, table, result) -> None:
-            for row in table.rows:
-                result.tuples.append(
-                    TupleRecord(
-                        file=table.file,
-                        line=row.line,
-                        category=row.get("category"),
-                        language=self.language,
-                        identity_term=row.get("group"),
-                        attribute=row.get("attribute"),
-                        polarity="negative",
-                        votes=[],
-                    )
-                )
-
-    return RecipeToyReader
-
-
-def __getattr__(name: str):
-    # The Format names its reader by dotted path; the class is built on first use so that this
-    # module imports no Django code at collection time.
-    if name == "RecipeToyReader":
-        return _reader_class()
-    raise AttributeError(name)
 
 
 # --- "add a campaign kind": a throwaway kind judging stereotype tuples -------------------------

@@ -22,6 +22,33 @@ from apps.catalog.importers.layouts import (
 from apps.catalog.models import ContextCondition, Pairing, QuestionPolarity
 from apps.core.text import nfc, nfc_deep
 
+
+def _question_type_findings(
+    kind: Any,
+    condition: str,
+    polarity: str,
+    roles: list[str],
+    label: int,
+    pairing: str,
+    clear: bool,
+) -> list[tuple[str, str, str, str]]:
+    """A row whose stated question_type (pro-/anti-stereo) disagrees with its roles: the one
+    check of both layouts (JSON Lines and CSV)."""
+    if kind not in ("pro-stereo", "anti-stereo"):
+        return []
+    finding = mislabel_finding(
+        condition=condition,
+        polarity=polarity,
+        roles=roles,
+        label=label,
+        pairing=pairing,
+        clear=clear,
+        field_name="question_type",
+        stated=kind,
+    )
+    return [finding] if finding else []
+
+
 # --- JSON Lines ------------------------------------------------------------------------------
 
 
@@ -43,20 +70,9 @@ class EsBbqJsonlFormat(JsonlFormat):
         pairing: str,
         clear: bool,
     ) -> list[tuple[str, str, str, str]]:
-        kind = data.get("question_type")
-        if kind not in ("pro-stereo", "anti-stereo"):
-            return []
-        finding = mislabel_finding(
-            condition=condition,
-            polarity=polarity,
-            roles=roles,
-            label=label,
-            pairing=pairing,
-            clear=clear,
-            field_name="question_type",
-            stated=kind,
+        return _question_type_findings(
+            data.get("question_type"), condition, polarity, roles, label, pairing, clear
         )
-        return [finding] if finding else []
 
     def pairing(
         self, data: dict[str, Any], condition: str, polarity: str, roles: list[str], label: int
@@ -144,18 +160,10 @@ class EsBbqCsvFormat(CsvFormat):
                     " | ".join(cells[f"answer_info.ans{i}"] for i in range(3)),
                 )
             )
-        elif kind in ("pro-stereo", "anti-stereo"):
-            mislabel = mislabel_finding(
-                condition=condition,
-                polarity=polarity,
-                roles=roles,
-                label=label,
-                pairing=pairing,
-                clear=clear,
-                field_name="question_type",
-                stated=kind,
+        else:
+            findings += _question_type_findings(
+                kind, condition, polarity, roles, label, pairing, clear
             )
-            findings += [mislabel] if mislabel else []
         return {
             "example_id": row_int(cells["instance_id"], "instance_id"),
             "source_id": cells["instance_id"],
