@@ -32,6 +32,20 @@ def _check_key(key: str) -> str:
     return key
 
 
+def _own_assignment_lock(*, assignment_id: int, annotator) -> Assignment:
+    """The annotator's assignment, row-locked (with its campaign); refused with the same answer
+    whether it exists or not: annotators see only their own items."""
+    assignment = (
+        Assignment.objects.select_for_update()
+        .select_related("campaign")
+        .filter(pk=assignment_id)
+        .first()
+    )
+    if assignment is None or assignment.annotator_id != annotator.pk:
+        raise PermissionRefused("this item is not assigned to you")
+    return assignment
+
+
 def judgement_submit(
     *,
     assignment_id: int,
@@ -46,15 +60,7 @@ def judgement_submit(
     one, which stays in the history."""
     key = _check_key(idempotency_key)
     with transaction.atomic():
-        assignment = (
-            Assignment.objects.select_for_update()
-            .select_related("campaign", "item")
-            .filter(pk=assignment_id)
-            .first()
-        )
-        if assignment is None or assignment.annotator_id != annotator.pk:
-            # Same answer whether it exists or not: annotators see only their own items.
-            raise PermissionRefused("this item is not assigned to you")
+        assignment = _own_assignment_lock(assignment_id=assignment_id, annotator=annotator)
         # Checked after the row lock: a concurrent request with the same key has committed.
         existing = Judgement.objects.filter(idempotency_key=key).first()
         if existing is not None:
@@ -99,14 +105,7 @@ def judgement_undo(*, assignment_id: int, annotator, idempotency_key: str) -> Ju
     history) and the item is pending again for this annotator."""
     key = _check_key(idempotency_key)
     with transaction.atomic():
-        assignment = (
-            Assignment.objects.select_for_update()
-            .select_related("campaign")
-            .filter(pk=assignment_id)
-            .first()
-        )
-        if assignment is None or assignment.annotator_id != annotator.pk:
-            raise PermissionRefused("this item is not assigned to you")
+        assignment = _own_assignment_lock(assignment_id=assignment_id, annotator=annotator)
         existing = Judgement.objects.filter(idempotency_key=key).first()
         if existing is not None:
             return existing
