@@ -62,6 +62,9 @@ urlpatterns = [
     path("translation/", include("apps.translation.urls")),
     path("annotate/", include("apps.annotation.urls")),
     path("evaluation/", include("apps.evaluation.urls")),
+    path("surveys/", include("apps.surveys.urls")),
+    # The public survey link respondents open: no account, its own small pages.
+    path("s/", include("apps.surveys.urls_public")),
     path("", include("apps.releases.urls")),
     path("", include("apps.catalog.urls")),
 ]

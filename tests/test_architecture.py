@@ -23,6 +23,7 @@ LAYERS = {
     "apps.translation": 5,
     "apps.annotation": 6,
     "apps.evaluation": 6,
+    "apps.surveys": 6,
 }
 
 

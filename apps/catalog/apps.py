@@ -15,3 +15,7 @@ class CatalogConfig(AppConfig):
         job_kind_register(IMPORT_KIND)
         # Every benchmark's formats and generator (apps/catalog/benchmarks/).
         benchmarks_register()
+        # The inclusion rules datasets choose from (BharatBBQ's, EsBBQ's).
+        from .inclusion import register as inclusion_rules_register
+
+        inclusion_rules_register()

@@ -45,6 +45,7 @@ INSTALLED_APPS = [
     "apps.translation",
     "apps.annotation",
     "apps.evaluation",
+    "apps.surveys",
 ]
 
 MIDDLEWARE = [

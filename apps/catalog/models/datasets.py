@@ -31,6 +31,10 @@ class Dataset(models.Model):
     name_permutations = models.BooleanField(default=False)
     # The import format a published dataset came from (e.g. "bbq-instances"); blank if built here.
     source_format = models.CharField(max_length=30, blank=True)
+    # Which concepts are kept: a registered rule's name (apps/catalog/inclusion.py), and whether
+    # a concept also needs an evidence reference that is not rejected.
+    inclusion_rule = models.CharField(max_length=30, default="bharatbbq")
+    evidence_required = models.BooleanField(default=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
     )

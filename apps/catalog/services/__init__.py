@@ -11,7 +11,14 @@ The public names are re-exported here: callers write `from apps.catalog import s
 `from apps.catalog.services import template_create`, whichever module holds it.
 """
 
-from .concepts import category_create, category_get_or_create, concept_create
+from .concepts import (
+    category_create,
+    category_get_or_create,
+    concept_create,
+    concept_survey_counts_set,
+    evidence_add,
+    evidence_validate,
+)
 from .datasets import dataset_create, dataset_get_or_create
 from .findings import finding_kind_status_set, finding_status_set
 from .instances import (
@@ -53,6 +60,9 @@ __all__ = [
     "category_create",
     "category_get_or_create",
     "concept_create",
+    "concept_survey_counts_set",
+    "evidence_add",
+    "evidence_validate",
     "context_sentence_review_record",
     "dataset_create",
     "dataset_get_or_create",

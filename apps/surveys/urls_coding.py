@@ -1,0 +1,5 @@
+"""Researcher pages: coding."""
+
+from __future__ import annotations
+
+urlpatterns: list = []

@@ -1,0 +1,5 @@
+"""Researcher pages: editor."""
+
+from __future__ import annotations
+
+urlpatterns: list = []

@@ -1,0 +1,5 @@
+"""Researcher pages: import."""
+
+from __future__ import annotations
+
+urlpatterns: list = []

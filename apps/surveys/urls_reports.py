@@ -1,0 +1,5 @@
+"""Researcher pages: reports."""
+
+from __future__ import annotations
+
+urlpatterns: list = []
