@@ -9,6 +9,7 @@ import unicodedata
 import pytest
 from django.test import Client
 from django.utils import timezone
+from django.utils.html import escape
 
 from apps.catalog.models import Dataset
 from apps.surveys.models import Answer, Respondent, Survey, SurveyVersion
@@ -283,8 +284,8 @@ def test_a_language_the_survey_lacks_is_404(rc, draft):
 
 def test_texts_page_shows_each_strings_purpose_and_a_reference(rc, survey):
     html = rc.get("/surveys/estereotipos/edit/texts/hi/").content.decode()
-    for key, help in STRING_KEYS.items():
-        assert f'name="{key}"' in html
+    for key, purpose in STRING_KEYS.items():
+        assert f'name="{key}"' in html and escape(purpose) in html
     assert "Data-protection text, shown before the demographic questions" in html
     # The reference beside each field is the survey's other language (Spanish).
     assert 'class="string-ref" lang="es"' in html
