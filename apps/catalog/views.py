@@ -278,7 +278,8 @@ def concept_list(request: HttpRequest) -> HttpResponse:
             "kept": sum(1 for row in rows if row.usable),
             "form": form,
             "dataset": dataset,
-            "rule": inclusion_rule_get(dataset.inclusion_rule if dataset else DEFAULT_RULE),
+            "rule": inclusion_rule_get(dataset.inclusion_rule) if dataset else None,
+            "default_rule": inclusion_rule_get(DEFAULT_RULE),
             "inclusion_form": DatasetInclusionForm(
                 initial={
                     "rule": dataset.inclusion_rule,

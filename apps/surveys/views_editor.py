@@ -378,14 +378,13 @@ def survey_strings(request: HttpRequest, slug: str, lang: str) -> HttpResponse:
             if refused is None:
                 return redirect("surveys:survey-strings", slug=slug, lang=lang)
     others = [code for code in content["languages"] if code != lang]
-    ref = request.GET.get("ref") or (others[0] if others else "en")
+    saved = survey.current_version.content["strings"]
+    # The reference beside each field: the language asked for, else the first other language
+    # with any text yet, else Kasauti's English default.
+    ref = request.GET.get("ref", "")
     if ref != "en" and ref not in others:
-        ref = others[0] if others else "en"
-    reference = (
-        survey.current_version.content["strings"].get(ref, {})
-        if ref in others
-        else DEFAULT_STRINGS["en"]
-    )
+        ref = next((code for code in others if any((saved.get(code) or {}).values())), "en")
+    reference = saved.get(ref, {}) if ref in others else DEFAULT_STRINGS["en"]
     rows = [
         {
             "key": key,
