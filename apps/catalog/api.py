@@ -91,8 +91,15 @@ class EvidenceSerializer(serializers.ModelSerializer):
 
 
 class EvidenceOutput(serializers.ModelSerializer):
-    added_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
-    validated_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    added_by = serializers.SlugRelatedField(
+        slug_field="username", read_only=True, allow_null=True, help_text="Who added it."
+    )
+    validated_by = serializers.SlugRelatedField(
+        slug_field="username",
+        read_only=True,
+        allow_null=True,
+        help_text="Who validated or rejected it; null while pending.",
+    )
 
     class Meta:
         model = EvidenceReference

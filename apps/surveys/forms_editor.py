@@ -45,7 +45,7 @@ LONG_STRINGS = {
     "not_open_text",
     "throttled",
 }
-# Placeholders a string must keep (the page fills them in).
+# Strings the public pages fill in (str.format), and the placeholders each must keep.
 PLACEHOLDERS = {"too_long": {"limit"}}
 
 ANSWER_SHAPE_LABELS = {
@@ -180,15 +180,20 @@ def strings_from_post(post, *, language: str) -> Parsed:
     for key in STRING_KEYS:
         value = _text(post, key, STRING_LIMIT, errors, f"{language}: {key}")
         texts[key] = value
-        needed = PLACEHOLDERS.get(key, set())
+        if key not in PLACEHOLDERS or not value:
+            # Shown as written: braces in it are plain characters.
+            continue
+        # Filled in with str.format by the public pages: exactly its placeholders, and any
+        # other brace doubled ({{ and }}).
+        needed = PLACEHOLDERS[key]
         try:
             found = {name for _, name, _, _ in string.Formatter().parse(value) if name is not None}
         except ValueError:
             errors[key] = f"{language}: {key}: unbalanced {{ or }} (write {{{{ for a brace)"
             continue
-        if value and found != needed:
-            keep = ", ".join("{" + n + "}" for n in sorted(needed)) or "no {…} placeholder"
-            errors.setdefault(key, f"{language}: {key}: must contain {keep}")
+        if found != needed:
+            keep = ", ".join("{" + name + "}" for name in sorted(needed))
+            errors.setdefault(key, f"{language}: {key}: must contain {keep} and no other {{…}}")
     return Parsed(texts, errors)
 
 

@@ -345,3 +345,20 @@ def test_rule_set_from_the_concept_list(researcher, annotator, page_concepts, es
     assert refused.status_code == 403
     esbbq.refresh_from_db()
     assert esbbq.inclusion_rule == "bharatbbq"
+
+
+def test_concept_list_queries_do_not_grow_with_concepts(
+    annotator, category, esbbq, django_assert_max_num_queries
+):
+    for i in range(40):
+        make(
+            category,
+            esbbq if i % 2 else None,
+            survey=(i % 4, i % 2),
+            evidence=("pending",) * (i % 3),
+        )
+    client = Client()
+    client.force_login(annotator)
+    with django_assert_max_num_queries(12):
+        html = client.get("/concepts/").content.decode()
+    assert html.count('data-usable="') == 40

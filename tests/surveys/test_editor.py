@@ -264,8 +264,40 @@ def test_a_string_losing_its_placeholder_is_refused(rc, draft):
     texts["too_long"] = "बहुत लंबा है"
     response = rc.post(f"/surveys/{draft.slug}/edit/texts/hi/", strings_post(texts))
     assert response.status_code == 400
-    assert "hi: too_long: must contain {limit}" in response.content.decode()
+    assert "hi: too_long: must contain {limit} and no other {…}" in response.content.decode()
     assert SurveyVersion.objects.get(survey=draft).content["strings"]["hi"] == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("अधिकतम {limit", "hi: too_long: unbalanced { or }"),
+        ("अधिकतम {limit} {extra}", "hi: too_long: must contain {limit} and no other {…}"),
+        ("अधिकतम सीमा", "hi: too_long: must contain {limit}"),
+    ],
+)
+def test_the_placeholder_of_too_long_is_checked(rc, draft, text, message):
+    texts = {k: "x" for k in STRING_KEYS}
+    texts["too_long"] = text
+    response = rc.post(f"/surveys/{draft.slug}/edit/texts/hi/", strings_post(texts))
+    assert response.status_code == 400
+    assert escape(message) in response.content.decode()
+    assert SurveyVersion.objects.get(survey=draft).content["strings"]["hi"] == {}
+
+
+def test_braces_elsewhere_are_plain_text(rc, draft):
+    texts = {k: "x" for k in STRING_KEYS}
+    texts["too_long"] = "{limit} {{max}}"
+    texts["title"] = "रूढ़ियाँ {2026}"
+    texts["submit"] = "जमा {"
+    assert rc.post(f"/surveys/{draft.slug}/edit/texts/hi/", strings_post(texts)).status_code == 302
+    stored = SurveyVersion.objects.get(survey=draft).content["strings"]["hi"]
+    assert (stored["too_long"], stored["title"], stored["submit"]) == (
+        "{limit} {{max}}",
+        "रूढ़ियाँ {2026}",
+        "जमा {",
+    )
+    assert stored["too_long"].format(limit=500) == "500 {max}"
 
 
 def test_an_overlong_string_is_refused_with_the_limit(rc, draft):
