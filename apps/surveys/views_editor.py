@@ -135,6 +135,7 @@ def _survey_page(
     languages_form=None,
     inclusion_form=None,
     open_refused: list[str] | None = None,
+    refused_heading: str = "The survey was not opened: everything below must be filled in first.",
     status: int = 200,
 ) -> HttpResponse:
     content = survey.current_version.content
@@ -169,6 +170,7 @@ def _survey_page(
             "gap_count": len(problems),
             "open_refused": _gap_groups(open_refused, survey) if open_refused else None,
             "open_refused_count": len(open_refused or []),
+            "refused_heading": refused_heading,
             "settings_form": settings_form
             or ef.SettingsForm(
                 initial={
@@ -260,11 +262,17 @@ def survey_languages_view(request: HttpRequest, slug: str) -> HttpResponse:
                 survey=survey, languages=form.cleaned_data["languages"], saved_by=request.user
             )
         except SurveyNotReady as exc:
-            form.add_error(
-                None, "The survey is open, and these languages would leave gaps: close it first."
-            )
+            form.add_error(None, "Not saved: the survey is open (close it first).")
             return _survey_page(
-                request, survey, languages_form=form, open_refused=exc.problems, status=409
+                request,
+                survey,
+                languages_form=form,
+                open_refused=exc.problems,
+                refused_heading=(
+                    "The languages were not changed: the survey is open, and these would be "
+                    "missing."
+                ),
+                status=409,
             )
         except KasautiError as exc:
             form.add_error(None, str(exc))
@@ -280,13 +288,17 @@ def survey_inclusion_view(request: HttpRequest, slug: str) -> HttpResponse:
     survey = _survey(slug)
     form = DatasetInclusionForm(request.POST)
     if form.is_valid():
-        dataset_inclusion_set(
-            dataset=survey.dataset,
-            rule=form.cleaned_data["rule"],
-            evidence_required=form.cleaned_data["evidence_required"],
-        )
-        messages.success(request, f"Inclusion rule of {survey.dataset.name} saved.")
-        return redirect("surveys:survey", slug=slug)
+        try:
+            dataset_inclusion_set(
+                dataset=survey.dataset,
+                rule=form.cleaned_data["rule"],
+                evidence_required=form.cleaned_data["evidence_required"],
+            )
+        except KasautiError as exc:
+            form.add_error("rule", str(exc))
+        else:
+            messages.success(request, f"Inclusion rule of {survey.dataset.name} saved.")
+            return redirect("surveys:survey", slug=slug)
     return _survey_page(request, survey, inclusion_form=form, status=400)
 
 
@@ -424,10 +436,6 @@ def _extra(request: HttpRequest) -> int:
         return min(max(int(request.GET.get("extra", "1")), 1), 10)
     except ValueError:
         return 1
-
-
-def _blank_labels(languages: list[str]) -> dict:
-    return {lang: "" for lang in languages}
 
 
 @require_http_methods(["GET", "POST"])

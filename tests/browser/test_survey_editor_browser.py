@@ -95,7 +95,9 @@ def test_researcher_sets_up_a_hindi_and_spanish_survey(live_server, open_as, dem
         page.click("#open-survey")
     refused = page.locator("#open-refused")
     assert refused.is_visible()
-    assert "The survey was not opened." in refused.text_content()
+    assert "The survey was not opened: everything below must be filled in first" in (
+        refused.text_content()
+    )
     assert "es: strings.title is empty" in refused.text_content()
     assert refused.locator("a[href='/surveys/rudhiyan/edit/texts/es/']").count() == 1
     shot(page, "survey_editor_open_refused_1366", full_page=True)

@@ -588,7 +588,9 @@ def test_languages_added_and_removed(rc, draft):
 def test_an_open_survey_cannot_gain_a_language_without_texts(rc, survey):
     response = rc.post("/surveys/estereotipos/languages/", {"languages": "hi, es, ta"})
     assert response.status_code == 409
-    assert "ta: strings.title is empty" in response.content.decode()
+    html = response.content.decode()
+    assert "ta: strings.title is empty" in html
+    assert "The languages were not changed: the survey is open" in html
     survey.refresh_from_db()
     assert survey.current_version.content["languages"] == ["hi", "es"]
 
