@@ -203,7 +203,7 @@ def _count(post, name: str, errors: dict[str, str]) -> int:
     except ValueError:
         count = 0
     if count > ROW_LIMIT:
-        errors[name] = f"at most {ROW_LIMIT} rows"
+        errors[name] = f"{name}: {count} rows posted; at most {ROW_LIMIT}"
         count = ROW_LIMIT
     return max(count, 0)
 

@@ -478,6 +478,17 @@ def test_bad_category_input_is_refused_and_says_where(rc, survey, changes, messa
     assert survey.current_version.content == before
 
 
+def test_a_flood_of_rows_is_refused(rc, survey):
+    before = copy.deepcopy(survey.current_version.content)
+    response = rc.post(
+        "/surveys/estereotipos/edit/questions/", questions_post(survey, categories="100000")
+    )
+    assert response.status_code == 400
+    assert "categories: 100000 rows posted; at most 200" in response.content.decode()
+    survey.refresh_from_db()
+    assert survey.current_version.content == before
+
+
 def test_questions_page_offers_blank_rows_and_more(rc, survey):
     html = rc.get("/surveys/estereotipos/edit/questions/").content.decode()
     # Two categories and one blank one; each with its groups and a blank group row.
