@@ -12,6 +12,7 @@ from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import (
     OpenApiParameter,
     extend_schema,
+    extend_schema_field,
     extend_schema_serializer,
     inline_serializer,
 )
@@ -21,9 +22,11 @@ from rest_framework.views import APIView
 
 from apps.accounts.permissions import IsResearcher, ResearcherOrReadOnly
 from apps.core.api import JobOutputSerializer
+from apps.core.filters import ReferenceFilter
 
 from . import selectors, services
 from .api_fields import MAX_INTEGER, NfcCharField, column
+from .inclusion import Verdict, concept_verdict
 from .models import (
     Category,
     ConceptSource,
@@ -79,41 +82,146 @@ class CategoryListApi(generics.ListCreateAPIView):
 
 
 class EvidenceSerializer(serializers.ModelSerializer):
+    """Evidence given with a new concept (a URL and a note); typed evidence with a quoted
+    passage is added on the concept's page (evidence_add)."""
+
     class Meta:
         model = EvidenceReference
         fields = ["url", "note"]
 
 
+class EvidenceOutput(serializers.ModelSerializer):
+    added_by = serializers.SlugRelatedField(
+        slug_field="username", read_only=True, allow_null=True, help_text="Who added it."
+    )
+    validated_by = serializers.SlugRelatedField(
+        slug_field="username",
+        read_only=True,
+        allow_null=True,
+        help_text="Who validated or rejected it; null while pending.",
+    )
+
+    class Meta:
+        model = EvidenceReference
+        fields = [
+            "id",
+            "kind",
+            "url",
+            "note",
+            "quote",
+            "added_by",
+            "added_at",
+            "validation_status",
+            "validated_by",
+            "validated_at",
+        ]
+
+
 class ConceptOutput(serializers.ModelSerializer):
+    """A concept with its live verdict under its dataset's inclusion rule
+    (apps/catalog/inclusion.py): `mentions` is the typed, reported count; `survey_mentions` and
+    `survey_affected` are derived from coded survey answers (null while none is coded);
+    `counted_as` says which of the two the rule read, and `reasons` why it does not pass."""
+
     category = serializers.SlugRelatedField(slug_field="name", read_only=True)
-    evidence = EvidenceSerializer(many=True, read_only=True)
-    meets_inclusion_rule = serializers.BooleanField(read_only=True)
+    dataset = serializers.SlugRelatedField(slug_field="name", read_only=True, allow_null=True)
+    evidence = EvidenceOutput(many=True, read_only=True)
+    inclusion_rule = serializers.SerializerMethodField()
+    counted_as = serializers.SerializerMethodField()
+    reasons = serializers.SerializerMethodField()
+    meets_inclusion_rule = serializers.SerializerMethodField()
 
     class Meta:
         model = StereotypeConcept
         fields = [
             "id",
             "category",
+            "subcategory",
+            "dataset",
             "target_groups",
             "statement",
             "attribute",
             "polarity",
             "mentions",
+            "survey_mentions",
+            "survey_affected",
+            "counted_as",
             "source",
             "validation_status",
             "evidence",
+            "inclusion_rule",
             "meets_inclusion_rule",
+            "reasons",
             "created_at",
         ]
 
+    def _verdict(self, concept: StereotypeConcept) -> Verdict:
+        # Once per concept, from the prefetched evidence (no query per field or per row).
+        cached = getattr(concept, "_api_verdict", None)
+        if cached is None:
+            cached = concept_verdict(concept, evidence=list(concept.evidence.all()))
+            concept._api_verdict = cached
+        return cached
+
+    @extend_schema_field(serializers.CharField(help_text="The rule's registered name."))
+    def get_inclusion_rule(self, concept: StereotypeConcept) -> str:
+        return self._verdict(concept).rule.name
+
+    @extend_schema_field(
+        serializers.ChoiceField(
+            choices=[("survey", "survey"), ("reported", "reported")],
+            help_text="survey: derived from coded answers; reported: the typed `mentions`.",
+        )
+    )
+    def get_counted_as(self, concept: StereotypeConcept) -> str:
+        return self._verdict(concept).counted_as
+
+    @extend_schema_field(serializers.ListField(child=serializers.CharField()))
+    def get_reasons(self, concept: StereotypeConcept) -> list[str]:
+        return self._verdict(concept).reasons
+
+    @extend_schema_field(serializers.BooleanField())
+    def get_meets_inclusion_rule(self, concept: StereotypeConcept) -> bool:
+        return self._verdict(concept).passes
+
+
+def _concept_queryset():
+    return (
+        selectors.concept_list()
+        .select_related("dataset")
+        .prefetch_related("evidence__added_by", "evidence__validated_by")
+    )
+
+
+class ConceptApiFilter(selectors.ConceptFilter):
+    dataset = ReferenceFilter(model=Dataset)
+
+    class Meta(selectors.ConceptFilter.Meta):
+        fields = [*selectors.ConceptFilter.Meta.fields, "dataset"]
+
 
 class ConceptListApi(generics.ListCreateAPIView):
-    """Stereotype concepts. `?usable=true` applies BharatBBQ's inclusion rule (>= 3 mentions,
-    trusted source, validated, with evidence)."""
+    """Stereotype concepts. `?usable=true` keeps those that pass their dataset's inclusion rule
+    (BharatBBQ: >= 3 mentions; EsBBQ: >= 3, or >= 2 with one affected), come from a trusted
+    source, are validated and, where the dataset requires it, have evidence not rejected."""
 
     @extend_schema_serializer(component_name="ConceptInput")
     class InputSerializer(serializers.Serializer):
         category = serializers.SlugRelatedField(slug_field="name", queryset=Category.objects.all())
+        dataset = serializers.SlugRelatedField(
+            slug_field="name",
+            queryset=Dataset.objects.all(),
+            required=False,
+            allow_null=True,
+            default=None,
+            help_text="The dataset whose inclusion rule judges it; null: the default rule.",
+        )
+        subcategory = NfcCharField(
+            required=False,
+            allow_blank=True,
+            default="",
+            max_length=column(StereotypeConcept, "subcategory"),
+        )
         target_groups = serializers.ListField(child=NfcCharField(), default=list)
         statement = NfcCharField()
         attribute = NfcCharField(
@@ -131,21 +239,24 @@ class ConceptListApi(generics.ListCreateAPIView):
         evidence = EvidenceSerializer(many=True, default=list)
 
     permission_classes = [ResearcherOrReadOnly]
-    queryset = selectors.concept_list()
+    queryset = _concept_queryset()
     serializer_class = ConceptOutput
-    filterset_class = selectors.ConceptFilter
+    filterset_class = ConceptApiFilter
 
     @extend_schema(request=InputSerializer, responses={201: ConceptOutput})
     def post(self, request):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         concept = services.concept_create(**data.validated_data)
-        return Response(ConceptOutput(concept).data, status=status.HTTP_201_CREATED)
+        return Response(
+            ConceptOutput(_concept_queryset().get(pk=concept.pk)).data,
+            status=status.HTTP_201_CREATED,
+        )
 
 
 class ConceptDetailApi(generics.RetrieveAPIView):
     permission_classes = [ResearcherOrReadOnly]
-    queryset = selectors.concept_list()
+    queryset = _concept_queryset()
     serializer_class = ConceptOutput
 
 

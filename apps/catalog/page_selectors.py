@@ -11,6 +11,7 @@ from django.db.models import Count, Prefetch, Q, QuerySet
 
 from apps.core.models import Job
 
+from .inclusion import Verdict, concept_verdict
 from .jobs import INSTANTIATE
 from .models import (
     LANGUAGE_NAMES,
@@ -220,20 +221,70 @@ def instance_page(*, dataset: Dataset, filters: InstanceFilters, page: Any) -> t
 @dataclass
 class ConceptRow:
     concept: StereotypeConcept
-    usable: bool
+    verdict: Verdict
     template_count: int
 
+    @property
+    def usable(self) -> bool:
+        return self.verdict.passes
 
-def concept_rows() -> list[ConceptRow]:
-    usable = set(StereotypeConcept.objects.usable().values_list("id", flat=True))
+    @property
+    def count_text(self) -> str:
+        return concept_count_text(self.verdict)
+
+
+def concept_count_text(verdict: Verdict) -> str:
+    """The counts the rule read, saying where they come from and never mixing the two:
+    "N respondents (M affected)" when derived from coded survey answers, "N reported" for a
+    typed count."""
+    if verdict.counted_as == "survey":
+        people = "respondent" if verdict.mentions == 1 else "respondents"
+        return f"{verdict.mentions} {people} ({verdict.affected} affected)"
+    return f"{verdict.mentions} reported"
+
+
+def concept_rows(*, dataset: str = "") -> list[ConceptRow]:
+    """Every concept (or one dataset's: a pk, or "none" for concepts with no dataset) with its
+    live verdict under its dataset's inclusion rule, and why it fails."""
     concepts = (
-        StereotypeConcept.objects.select_related("category")
+        StereotypeConcept.objects.select_related("category", "dataset")
         .prefetch_related("evidence")
         .annotate(n_templates=Count("template_versions__template", distinct=True))
     )
+    if dataset == "none":
+        concepts = concepts.filter(dataset__isnull=True)
+    elif dataset:
+        concepts = concepts.filter(dataset_id=dataset)
     return [
-        ConceptRow(concept=c, usable=c.pk in usable, template_count=c.n_templates) for c in concepts
+        ConceptRow(
+            concept=c,
+            verdict=concept_verdict(c, evidence=list(c.evidence.all())),
+            template_count=c.n_templates,
+        )
+        for c in concepts
     ]
+
+
+def concept_page(*, concept: StereotypeConcept) -> dict:
+    """A concept with its verdict, its evidence (who added and validated each, when) and the
+    templates that probe it."""
+    evidence = list(
+        concept.evidence.select_related("added_by", "validated_by").order_by("added_at", "pk")
+    )
+    verdict = concept_verdict(concept, evidence=evidence)
+    templates = (
+        Template.objects.filter(versions__concept=concept)
+        .select_related("dataset")
+        .distinct()
+        .order_by("external_id")
+    )
+    return {
+        "concept": concept,
+        "verdict": verdict,
+        "count_text": concept_count_text(verdict),
+        "evidence": evidence,
+        "templates": list(templates),
+    }
 
 
 @dataclass

@@ -31,4 +31,12 @@ urlpatterns = [
     ),
     path("templates/<int:pk>/", views.template_detail, name="template"),
     path("concepts/", views.concept_list, name="concepts"),
+    path("concepts/<int:pk>/", views.concept_detail, name="concept"),
+    path("concepts/<int:pk>/evidence/", views.concept_evidence_add, name="concept-evidence-add"),
+    path(
+        "concepts/<int:pk>/evidence/<int:evidence_pk>/validate/",
+        views.concept_evidence_validate,
+        name="concept-evidence-validate",
+    ),
+    path("datasets/<int:pk>/inclusion/", views.dataset_inclusion, name="dataset-inclusion"),
 ]

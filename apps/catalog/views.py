@@ -17,12 +17,33 @@ from apps.core.error_pages import post_form
 from apps.core.errors import ImportRejected, KasautiError
 
 from . import page_selectors
-from .forms import BenchmarkImportForm, InstanceFilterForm
+from .forms import (
+    BenchmarkImportForm,
+    ConceptFilterForm,
+    DatasetInclusionForm,
+    EvidenceForm,
+    InstanceFilterForm,
+)
 from .import_jobs import benchmark_files_import, benchmark_import_async, import_work_measure
 from .importers import ImportFile, ImportReport
-from .models import LANGUAGE_NAMES, Dataset, Finding, Template
+from .inclusion import DEFAULT_RULE, inclusion_rule_get
+from .models import (
+    LANGUAGE_NAMES,
+    Dataset,
+    EvidenceReference,
+    Finding,
+    StereotypeConcept,
+    Template,
+)
 from .review import TUPLE_VOTES_RULE
-from .services import dataset_instantiate_async, finding_kind_status_set, finding_status_set
+from .services import (
+    dataset_instantiate_async,
+    evidence_add,
+    evidence_validate,
+    finding_kind_status_set,
+    finding_status_set,
+)
+from .services.datasets import dataset_inclusion_set
 
 
 @require_GET
@@ -239,7 +260,117 @@ def instance_list(request: HttpRequest, pk: int) -> HttpResponse:
 @require_GET
 @role_required
 def concept_list(request: HttpRequest) -> HttpResponse:
-    return render(request, "catalog/concept_list.html", {"rows": page_selectors.concept_rows()})
+    """Every concept with its live verdict under its dataset's inclusion rule and why not;
+    filtered to one dataset, the page also shows (and lets a researcher set) that rule."""
+    form = ConceptFilterForm(request.GET or None)
+    dataset_filter = form.dataset_filter()
+    dataset = (
+        Dataset.objects.get(pk=dataset_filter)
+        if dataset_filter and dataset_filter != "none"
+        else None
+    )
+    rows = page_selectors.concept_rows(dataset=dataset_filter)
+    return render(
+        request,
+        "catalog/concept_list.html",
+        {
+            "rows": rows,
+            "kept": sum(1 for row in rows if row.usable),
+            "form": form,
+            "dataset": dataset,
+            "rule": inclusion_rule_get(dataset.inclusion_rule) if dataset else None,
+            "default_rule": inclusion_rule_get(DEFAULT_RULE),
+            "inclusion_form": DatasetInclusionForm(
+                initial={
+                    "rule": dataset.inclusion_rule,
+                    "evidence_required": dataset.evidence_required,
+                }
+            )
+            if dataset and is_researcher(request.user)
+            else None,
+        },
+    )
+
+
+@post_form("sets a dataset's inclusion rule and whether evidence is required")
+@researcher_required
+def dataset_inclusion(request: HttpRequest, pk: int) -> HttpResponse:
+    dataset = get_object_or_404(Dataset, pk=pk)
+    form = DatasetInclusionForm(request.POST)
+    if form.is_valid():
+        try:
+            dataset_inclusion_set(
+                dataset=dataset,
+                rule=form.cleaned_data["rule"],
+                evidence_required=form.cleaned_data["evidence_required"],
+            )
+        except KasautiError as exc:
+            messages.error(request, str(exc))
+        else:
+            messages.success(request, f"Inclusion rule of {dataset.name} saved.")
+    else:
+        messages.error(
+            request,
+            "Inclusion rule: "
+            + "; ".join(f"{name}: {' '.join(errors)}" for name, errors in form.errors.items()),
+        )
+    return redirect(f"{reverse('web:concepts')}?dataset={dataset.pk}")
+
+
+def _concept(pk: int) -> StereotypeConcept:
+    return get_object_or_404(StereotypeConcept.objects.select_related("category", "dataset"), pk=pk)
+
+
+def _concept_page(request: HttpRequest, concept, *, form=None, status: int = 200) -> HttpResponse:
+    researcher = is_researcher(request.user)
+    return render(
+        request,
+        "catalog/concept_detail.html",
+        {
+            **page_selectors.concept_page(concept=concept),
+            "can_edit": researcher,
+            "form": form or (EvidenceForm() if researcher else None),
+            "statuses": EvidenceReference.Validation.choices,
+        },
+        status=status,
+    )
+
+
+@require_GET
+@role_required
+def concept_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    return _concept_page(request, _concept(pk))
+
+
+@post_form("adds a typed evidence reference to a concept")
+@researcher_required
+def concept_evidence_add(request: HttpRequest, pk: int) -> HttpResponse:
+    concept = _concept(pk)
+    form = EvidenceForm(request.POST)
+    if not form.is_valid():
+        return _concept_page(request, concept, form=form, status=400)
+    try:
+        evidence_add(concept=concept, added_by=request.user, **form.cleaned_data)
+    except KasautiError as exc:
+        form.add_error(None, str(exc))
+        return _concept_page(request, concept, form=form, status=400)
+    messages.success(request, "Evidence added (pending validation).")
+    return redirect("web:concept", pk=concept.pk)
+
+
+@post_form("validates, rejects or reopens one evidence reference")
+@researcher_required
+def concept_evidence_validate(request: HttpRequest, pk: int, evidence_pk: int) -> HttpResponse:
+    concept = _concept(pk)
+    evidence = get_object_or_404(EvidenceReference, pk=evidence_pk, concept=concept)
+    status = request.POST.get("status", "")
+    try:
+        evidence_validate(evidence=evidence, status=status, validated_by=request.user)
+    except KasautiError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, f"Evidence {evidence.pk} is {status}.")
+    return redirect(f"{reverse('web:concept', args=[concept.pk])}#evidence-{evidence.pk}")
 
 
 @role_required

@@ -7,6 +7,8 @@ readable in the words they were given to (the issue's "versioned questions").
 
 from __future__ import annotations
 
+import copy
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -19,6 +21,7 @@ from apps.core.errors import ConflictError, KasautiError
 
 from ..models import Answer, Survey, SurveyVersion
 from ..questionnaire import content_normalise, content_problems, default_content
+from ..strings import DEFAULT_STRINGS
 
 
 class SurveyNotReady(KasautiError):
@@ -150,3 +153,71 @@ def survey_availability(*, survey: Survey, now: datetime | None = None) -> Avail
     if cap is not None and Answer.objects.filter(survey=survey).count() >= cap:
         return Availability(False, "full")
     return Availability(True)
+
+
+@transaction.atomic
+def survey_delete(*, survey: Survey) -> None:
+    """Delete a draft that no one has answered (a survey made by mistake). A survey with
+    answers, or one that was ever opened, is closed instead: its answers are research data."""
+    survey = Survey.objects.select_for_update().get(pk=survey.pk)
+    if survey.status != Survey.Status.DRAFT:
+        raise ConflictError(
+            f"survey {survey.slug!r} is {survey.status}: only a draft can be deleted"
+        )
+    if Answer.objects.filter(survey=survey).exists():
+        raise ConflictError(f"survey {survey.slug!r} has answers: close it instead of deleting it")
+    # current_version protects its version from deletion; let go of it first.
+    Survey.objects.filter(pk=survey.pk).update(current_version=None)
+    survey.refresh_from_db()
+    survey.delete()
+
+
+LANGUAGE_RE = re.compile(r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$")
+
+
+def survey_languages_check(*, languages: list[str]) -> list[str]:
+    """The language codes, checked: at least one, each a language code (hi, es, pt-BR), none
+    twice. Returns them in order; raises KasautiError naming the bad code."""
+    codes = [code.strip() for code in languages if code.strip()]
+    if not codes:
+        raise KasautiError("languages: choose at least one language")
+    for code in codes:
+        if not LANGUAGE_RE.match(code):
+            raise KasautiError(
+                f"languages: {code!r} is not a language code (two or three lowercase letters, "
+                "e.g. hi, es, mni)"
+            )
+    twice = sorted({code for code in codes if codes.count(code) > 1})
+    if twice:
+        raise KasautiError(f"languages: {', '.join(twice)} listed twice")
+    return codes
+
+
+def survey_languages_set(
+    *, survey: Survey, languages: list[str], saved_by: Any = None
+) -> SurveyVersion:
+    """Change the survey's own languages (the first is the default). A language added starts
+    from Kasauti's default texts where it has them, else empty (the gaps list says what to
+    fill in); a language removed takes its strings and labels with it. Saved as any edit is
+    (a new version once the current one has answers)."""
+    languages = survey_languages_check(languages=languages)
+    content = copy.deepcopy(survey.current_version.content)
+    content["languages"] = languages
+    content["strings"] = {
+        lang: content.get("strings", {}).get(lang) or dict(DEFAULT_STRINGS.get(lang, {}))
+        for lang in languages
+    }
+
+    def relabel(item: dict) -> None:
+        labels = item.get("labels") or {}
+        item["labels"] = {lang: labels.get(lang, "") for lang in languages}
+
+    for category in content.get("categories") or []:
+        relabel(category)
+        for group in category.get("groups") or []:
+            relabel(group)
+    for question in content.get("demographics") or []:
+        relabel(question)
+        for option in question.get("options") or []:
+            relabel(option)
+    return survey_content_save(survey=survey, content=content, saved_by=saved_by)
