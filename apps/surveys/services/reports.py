@@ -180,13 +180,20 @@ def report_responses_over_time(*, survey: Survey) -> list[DayRow]:
     )
     if not answers:
         return []
+    # Each respondent's first answer, counted per day in the database (one row a day).
     firsts = (
         Answer.objects.filter(survey=survey)
         .values("respondent_id")
         .annotate(first=Min("submitted_at"))
-        .values_list("first", flat=True)
+        .values("first")
     )
-    newcomers = Counter(timezone.localtime(first, tz).date() for first in firsts)
+    sql, params = firsts.query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT (f.first AT TIME ZONE %s)::date, count(*) FROM ({sql}) f GROUP BY 1",
+            [str(tz), *params],
+        )
+        newcomers = Counter(dict(cursor.fetchall()))
     day, last = min(answers), max(answers)
     days = []
     while day <= last:
