@@ -35,7 +35,7 @@ from datetime import date, timedelta
 
 from django.conf import settings
 from django.db import connection
-from django.db.models import Count, Exists, Min, OuterRef, Q
+from django.db.models import Count, Min
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
@@ -112,60 +112,64 @@ def _category_names(survey: Survey) -> dict[int, dict[str, str]]:
 def report_funnel(*, survey: Survey) -> Funnel:
     """The funnel overall and by category (module docstring; docs/surveys/reports.md).
 
-    Four queries whatever the size: the valid links (one row each; tallied here, which is
-    cheaper than three COUNT DISTINCTs over the same join), the unique concepts' categories,
-    the kept ones among them, and the answers per picked category."""
+    Four queries whatever the size: the valid links with their concepts' categories (one row
+    each; tallied here, which is cheaper than three COUNT DISTINCTs over the same join), the
+    kept concepts among them, the versions' category names, and the answers per picked
+    category (those without a valid link are that count minus the linked ones)."""
     live_links = list(
         AnswerConcept.objects.filter(answer__survey=survey)
         .exclude(answer__status=Answer.Status.INVALID)
-        .values_list("answer_id", "concept_id")
+        .values_list(
+            "answer_id",
+            "concept_id",
+            "concept__category__name",
+            "answer__version_id",
+            "answer__category_key",
+        )
     )
-    concept_ids = {concept_id for _, concept_id in live_links}
-    category_of = dict(
-        StereotypeConcept.objects.filter(pk__in=concept_ids)
-        .order_by()
-        .values_list("pk", "category__name")
-    )
+    concept_ids = {link[1] for link in live_links}
     kept_ids = set(
         StereotypeConcept.objects.usable()
         .filter(pk__in=concept_ids)
         .order_by()
         .values_list("pk", flat=True)
     )
-    rows: dict[str, FunnelRow] = {}
-
-    def row(name: str) -> FunnelRow:
-        return rows.setdefault(name, FunnelRow(name=name))
-
+    valid: Counter = Counter()
     answers_in: dict[str, set[int]] = defaultdict(set)
     concepts_in: dict[str, set[int]] = defaultdict(set)
-    for answer_id, concept_id in live_links:
-        name = category_of[concept_id]
-        row(name).valid += 1
+    # The answers with a valid link, by (version, picked category): the rest are "unlinked".
+    linked: dict[tuple[int, str], set[int]] = defaultdict(set)
+    for answer_id, concept_id, name, version_id, category_key in live_links:
+        valid[name] += 1
         answers_in[name].add(answer_id)
         concepts_in[name].add(concept_id)
-    for name, concepts in concepts_in.items():
-        rows[name].answers = len(answers_in[name])
-        rows[name].unique = len(concepts)
-        rows[name].kept = len(concepts & kept_ids)
+        linked[(version_id, category_key)].add(answer_id)
+    rows: dict[str, FunnelRow] = {
+        name: FunnelRow(
+            name=name,
+            answers=len(answers_in[name]),
+            valid=valid[name],
+            unique=len(concepts),
+            kept=len(concepts & kept_ids),
+        )
+        for name, concepts in concepts_in.items()
+    }
     # Every answer, by the category its respondent picked; those with no valid link are
     # attributed to it.
-    has_link = Exists(AnswerConcept.objects.filter(answer=OuterRef("pk")))
     total = 0
     names = _category_names(survey)
-    for item in (
+    for version_id, category_key, n in (
         Answer.objects.filter(survey=survey)
         .values("version_id", "category_key")
-        .annotate(
-            n=Count("id"),
-            unlinked=Count("id", filter=Q(status=Answer.Status.INVALID) | ~has_link),
-        )
+        .annotate(n=Count("id"))
         .order_by()
+        .values_list("version_id", "category_key", "n")
     ):
-        total += item["n"]
-        if item["unlinked"]:
-            name = names.get(item["version_id"], {}).get(item["category_key"]) or UNCATEGORISED
-            row(name).answers += item["unlinked"]
+        total += n
+        unlinked = n - len(linked.get((version_id, category_key), ()))
+        if unlinked:
+            name = names.get(version_id, {}).get(category_key) or UNCATEGORISED
+            rows.setdefault(name, FunnelRow(name=name)).answers += unlinked
     by_category = sorted(rows.values(), key=lambda r: (r.name == UNCATEGORISED, r.name.casefold()))
     overall = FunnelRow(
         name="overall",
