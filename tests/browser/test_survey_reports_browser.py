@@ -141,7 +141,7 @@ def test_reports_page(open_as, live_server, demo_users, width, language):
     name = f"survey_reports_{language}_{width}"
     shot(page, name, full_page=True)
     # The sections as they look on screen (a full page on a phone is too tall to read).
-    for section in ("time-heading", "demographics-heading", "demographic-gender"):
+    for section in ("funnel-heading", "time-heading", "demographics-heading", "demographic-gender"):
         page.locator(f"#{section}").evaluate("e => e.scrollIntoView()")
         shot(page, f"{name}_{section}")
     page.locator("#time-table-details summary").click()

@@ -455,3 +455,39 @@ def test_reports_are_for_researchers_only(client, survey, annotator, outsider, r
     assert client.get(url).status_code == 200
     assert client.get(reverse(name, args=["no-such-survey"])).status_code == 404
     assert client.post(url).status_code == 405
+
+
+def test_page_of_a_survey_without_answers(client, researcher, survey):
+    client.force_login(researcher)
+    response = client.get(reverse("surveys:report", args=[survey.slug]) + "?lang=xx")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "No answers yet." in html
+    assert response.context["language"] == "hi"  # an unknown language falls back to the first
+    # Nobody answered: every cell and the total are under K, none shows a number.
+    for question in response.context["demographics"]:
+        assert question["question"].total is None
+        assert {c.display(5) for c in question["question"].cells} == {"< 5"}
+
+
+def test_labels_follow_the_chosen_language(client, researcher, demographic_survey):
+    client.force_login(researcher)
+    url = reverse("surveys:report", args=[demographic_survey.slug])
+    hindi = client.get(url + "?lang=hi").context["demographics"]
+    spanish = client.get(url + "?lang=es").context["demographics"]
+    assert [c.label for c in hindi[0]["question"].cells][:2] == ["हाँ", "नहीं"]
+    assert [c.label for c in spanish[0]["question"].cells][:2] == ["[es] yes", "[es] no"]
+    # The counts do not depend on the language.
+    assert [c.display(5) for c in hindi[0]["question"].cells] == [
+        c.display(5) for c in spanish[0]["question"].cells
+    ]
+
+
+def test_small_survey_total_is_suppressed_in_the_csv(client, researcher, survey):
+    for n in range(3):
+        answer(survey, respondent(survey, 50 + n, {"gender": "woman"}))
+    client.force_login(researcher)
+    rows = read_csv(client.get(reverse("surveys:report-demographics-csv", args=[survey.slug])))
+    totals = {r[0]: r[4] for r in rows[1:] if r[2] == "_total"}
+    assert totals["gender"] == "< 5"
+    assert all(r[4] in ("< 5", "hidden") for r in rows[1:]), rows
