@@ -260,7 +260,11 @@ def survey_import(
     export_format = survey_format_get(name=format)
     # One import of a survey at a time: two imports of the same file must not both find a
     # key absent and then collide on the constraint.
-    survey = Survey.objects.select_for_update().select_related("current_version").get(pk=survey.pk)
+    survey = (
+        Survey.objects.select_for_update(of=("self",))
+        .select_related("current_version")
+        .get(pk=survey.pk)
+    )
     content = survey.current_version.content
     table = export_format.read(data, filename)
     if mapping is None:
