@@ -160,7 +160,8 @@ def test_reimporting_the_same_file_adds_nothing(survey):
     later = (
         GOOGLE
         + (
-            "2024/03/07 1:00:00 PM GMT+5:30,new@example.org,धर्म,,एक नई बात,I have heard it,,,,,,,\r\n"
+            "2024/03/07 1:00:00 PM GMT+5:30,new@example.org,धर्म,,एक नई बात,"
+            "I have heard it,,,,,,,\r\n"
         ).encode()
     )
     third = run(survey, later)
