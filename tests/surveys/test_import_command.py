@@ -78,9 +78,7 @@ def test_dry_run_and_json(survey):
 
 def test_rejection_exits_non_zero_with_the_problems(survey, tmp_path):
     path = tmp_path / "respuestas.csv"
-    path.write_bytes(
-        b"Timestamp,What is the stereotype?\n2024-03-05 10:00:00,uno\nayer,dos\n"
-    )
+    path.write_bytes(b"Timestamp,What is the stereotype?\n2024-03-05 10:00:00,uno\nayer,dos\n")
     err = StringIO()
     with pytest.raises(CommandError, match="import rejected: 1 problem"):
         call_command(

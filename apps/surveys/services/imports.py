@@ -242,6 +242,16 @@ def survey_import_preview(
     )
 
 
+def survey_import_columns(*, format: str, data: bytes, filename: str) -> list[str]:
+    """The labels of the export's columns ("Title (2)" for a repeated title); [] when the
+    file cannot be read (the preview says why)."""
+    try:
+        table = survey_format_get(name=format).read(data, filename)
+    except ImportRejected:
+        return []
+    return [column.label for column in table.columns]
+
+
 @transaction.atomic
 def survey_import(
     *,
