@@ -52,6 +52,7 @@ class SurveyImportMappingForm(forms.Form):
         sections: int,
         demographics: dict[str, str],
         languages: list[str],
+        exposure_defaults: dict[str, list[str]] | None = None,
         **kwargs,
     ) -> None:
         super().__init__(*args, **kwargs)
@@ -94,6 +95,9 @@ class SurveyImportMappingForm(forms.Form):
                 max_length=500,
                 required=False,
                 help_text="separated by |; empty: the survey's own labels and common words",
+                widget=forms.TextInput(
+                    attrs={"placeholder": " | ".join((exposure_defaults or {}).get(kind, []))}
+                ),
             )
         self.option_names = ["date_order", "timezone", "default_language"] + [
             f"{kind}_words" for kind in EXPOSURE_KINDS

@@ -21,7 +21,7 @@ from apps.accounts.decorators import researcher_required
 from apps.core.errors import ImportRejected, KasautiError
 
 from .forms_import import MAX_SECTIONS, SurveyImportMappingForm, SurveyImportUploadForm
-from .importers import survey_format_get
+from .importers import Mapping, exposure_words, survey_format_get
 from .models import Survey
 from .services.imports import (
     field_choices,
@@ -93,6 +93,7 @@ def import_preview(request: HttpRequest, slug: str, upload_id: str) -> HttpRespo
             sections=sections,
             demographics=demographics,
             languages=content["languages"],
+            exposure_defaults=exposure_words(Mapping(), content),
         )
 
     form = None

@@ -720,10 +720,11 @@ def survey_import_uploads_expire(*, now: float | None = None) -> int:
 
 def field_choices(content: dict) -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
     """(row fields, answer fields, demographic fields) -> labels, for the mapping form."""
-    demographics = {
-        f"demographics.{q['key']}": next(
-            (label for label in (q.get("labels") or {}).values() if label), q["key"]
-        )
-        for q in content.get("demographics") or []
-    }
+    first = content["languages"][0]
+    demographics = {}
+    for question in content.get("demographics") or []:
+        labels = question.get("labels") or {}
+        label = labels.get(first) or next((text for text in labels.values() if text), "")
+        key = question["key"]
+        demographics[f"demographics.{key}"] = f"{label} ({key})" if label else key
     return dict(ROW_FIELDS), dict(ANSWER_FIELDS), demographics
