@@ -14,7 +14,7 @@ from tests.conftest import PASSWORD
 from tests.surveys.conftest import complete_content
 
 from .conftest import login
-from .support import assert_fits, navigates, shot
+from .support import assert_fits, navigates, rendering_fonts, shot
 
 pytestmark = [
     pytest.mark.browser,
@@ -89,6 +89,10 @@ def test_researcher_imports_a_google_forms_export(live_server, page, hindi_surve
         page.set_viewport_size({"width": width, "height": 900})
         assert_fits(page)
         shot(page, f"survey-import-preview-{width}", full_page=True)
+        # Sample values (Latin and Devanagari) are drawn with the served Noto faces only.
+        for column in ("Gender", "What is the stereotype? (1)"):
+            fonts = rendering_fonts(page, f'tr[data-column="{column}"] td.samples')
+            assert fonts and all(f["isCustomFont"] for f in fonts), fonts
     page.set_viewport_size({"width": 1366, "height": 900})
 
     # The researcher leaves the experience column out, checks, and imports.
