@@ -24,9 +24,9 @@ from .forms_import import MAX_SECTIONS, SurveyImportMappingForm, SurveyImportUpl
 from .importers import Mapping, exposure_words, survey_format_get
 from .models import Survey
 from .services.imports import (
-    field_choices,
     survey_import,
     survey_import_columns,
+    survey_import_fields,
     survey_import_preview,
     survey_import_upload_discard,
     survey_import_upload_get,
@@ -82,7 +82,7 @@ def import_preview(request: HttpRequest, slug: str, upload_id: str) -> HttpRespo
     if stored is None:
         return render(request, "surveys/import/gone.html", {"survey": survey}, status=410)
     content = survey.current_version.content
-    _, _, demographics = field_choices(content)
+    _, _, demographics = survey_import_fields(content=content)
     labels = survey_import_columns(format=stored.format, data=stored.data, filename=stored.filename)
 
     def mapping_form(data=None, *, sections: int, initial=None) -> SurveyImportMappingForm:
