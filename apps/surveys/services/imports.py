@@ -97,6 +97,9 @@ class Plan:
     problems: list[ImportProblem] = field(default_factory=list)
     findings: list[ImportProblem] = field(default_factory=list)
     date_order: str = ""
+    # Whether the export asked the demographic questions (some are mapped): its respondents
+    # were asked, whether or not they answered.
+    demographics_asked: bool = False
 
 
 @dataclass
@@ -339,7 +342,10 @@ def _plan(
     *, survey: Survey, export_format: SurveyFormat, table: ExportTable, mapping: Mapping
 ) -> Plan:
     """Read every row with the mapping into answers to create; nothing is written."""
-    plan = Plan(problems=mapping_problems(mapping, table=table))
+    plan = Plan(
+        problems=mapping_problems(mapping, table=table),
+        demographics_asked=bool(mapping.demographics),
+    )
     if plan.problems:
         return plan
     content = survey.current_version.content
@@ -572,7 +578,6 @@ def _result(
     if not write or not new:
         return result
     version = survey.current_version
-    asked = any(p["demographics"] for p in plan.respondents.values())
     _insert(
         Respondent,
         [
@@ -586,7 +591,7 @@ def _result(
                 "demographics_version_id": (
                     version.pk if plan.respondents[token]["demographics"] else None
                 ),
-                "demographics_asked": asked,
+                "demographics_asked": plan.demographics_asked,
                 "created_at": timezone.now(),
             }
             for token in missing
