@@ -231,7 +231,8 @@ def main() -> None:
         )
         base = statistics.median(times["baseline"])
         print(
-            f"\nmedians of {RUNS} runs (baseline: plain ORM, csv.reader + bulk_create of bare rows):"
+            f"\nmedians of {RUNS} runs "
+            "(baseline: plain ORM, csv.reader + bulk_create of bare rows):"
         )
         for key, values in times.items():
             median = statistics.median(values)
