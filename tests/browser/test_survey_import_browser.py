@@ -121,3 +121,45 @@ def test_researcher_imports_a_google_forms_export(live_server, page, hindi_surve
         page.click("#import-button")
     assert " ".join(page.text_content("#import-headline").split()) == "0 new, 4 already present"
     assert Answer.objects.filter(survey=survey).count() == 4
+
+
+def test_problems_are_shown_and_fixed_on_the_preview(live_server, page, hindi_survey):
+    """A Sheets export whose dates read both ways (3/5/2024): the preview lists the problem
+    with where it is, Import stays refused until the date order is chosen."""
+    survey = hindi_survey
+    base = live_server.url
+    login(page, base, "rekha", PASSWORD)
+    data = (
+        "Timestamp,What is the stereotype?,Which group or groups does it target?\n"
+        "3/5/2024 16:12:33,हिंदू शाकाहारी होते हैं,हिंदू\n"
+        "4/6/2024 10:00:00,Los andaluces son vagos,Andalucía\n"
+    ).encode()
+    page.goto(f"{base}/surveys/{survey.slug}/import/")
+    page.select_option("#id_format", "google-forms")
+    page.set_input_files(
+        "#id_file", files=[{"name": "sheet.csv", "mimeType": "text/csv", "buffer": data}]
+    )
+    with navigates(page):
+        page.click("#upload-button")
+    problems = page.text_content("#import-problems")
+    assert "sheet.csv:1" in problems and "choose the date order" in problems
+    for width in (1366, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        assert_fits(page)
+        shot(page, f"survey-import-problems-{width}")
+    page.set_viewport_size({"width": 1366, "height": 900})
+    with navigates(page):
+        page.click("#import-button")
+    assert page.locator("#import-problems").is_visible()
+    assert Answer.objects.count() == 0
+    page.select_option("select[name='date_order']", "dmy")
+    with navigates(page):
+        page.click("#check-button")
+    assert page.locator("#import-problems").count() == 0
+    assert "Dates such as 3/5/2024 read day first" in page.text_content("#import-outlook")
+    with navigates(page):
+        page.click("#import-button")
+    assert " ".join(page.text_content("#import-headline").split()) == "2 new, 0 already present"
+    answer = Answer.objects.get(text="हिंदू शाकाहारी होते हैं")
+    assert (answer.submitted_at.month, answer.submitted_at.day) == (5, 3)
+    assert answer.group_keys == ["hindu"] and answer.category_key == "religion"

@@ -581,3 +581,18 @@ def test_rows_not_naming_every_column_are_inserted_by_bulk_create(survey):
     assert written == 1
     respondent = Respondent.objects.get()
     assert respondent.demographics == {} and respondent.created_at is not None
+
+
+def test_utf16_tab_separated_text(survey):
+    """Excel's "Unicode text": UTF-16 with a byte-order mark, tab-separated."""
+    text = "Timestamp\tWhat is the stereotype?\r\n2024-03-05 10:00:00\tमुसलमान बहुत कट्टर होते हैं\r\n"
+    run(survey, text.encode("utf-16"))
+    assert Answer.objects.get().text == "मुसलमान बहुत कट्टर होते हैं"
+
+
+def test_a_typeform_export_read_as_google_forms_says_so(survey):
+    preview = survey_import_preview(
+        survey=survey, format="google-forms", data=TYPEFORM, filename="t.csv"
+    )
+    assert "no 'Timestamp' column: is this a Google Forms export?" in preview.format_note
+    assert [p.field for p in preview.problems] == ["submitted_at"]
