@@ -340,11 +340,22 @@ def test_semicolon_separated_and_trailing_empty_column(survey):
         ("3/25/2024 4:12:33 PM", datetime(2024, 3, 25, 16, 12, 33, tzinfo=UTC)),
         ("25.03.2024 16:12:33", datetime(2024, 3, 25, 16, 12, 33, tzinfo=UTC)),
         ("2024-03-05 10:42:33", datetime(2024, 3, 5, 10, 42, 33, tzinfo=UTC)),
+        ("2024-03-05T16:12:33+05:30", datetime(2024, 3, 5, 16, 12, 33, tzinfo=IST)),
+        ("2024-03-05 10:42:33Z", datetime(2024, 3, 5, 10, 42, 33, tzinfo=UTC)),
+        ("2024-03-05 10:42", datetime(2024, 3, 5, 10, 42, tzinfo=UTC)),
     ],
 )
 def test_timestamp_forms(value, expected):
     moments, _ = timestamps_parse([value])
     assert moments[0] == expected
+
+
+@pytest.mark.parametrize(
+    "value", ["5 March 2024", "2024/03/05 4:12:33 PM EET", "2024-13-05 10:00:00", "13:00 PM"]
+)
+def test_unreadable_timestamps(value):
+    moments, _ = timestamps_parse([value])
+    assert moments == [None]
 
 
 def test_timestamps_in_a_named_zone():
