@@ -607,3 +607,27 @@ def test_a_typeform_export_read_as_google_forms_says_so(survey):
     )
     assert "no 'Timestamp' column: is this a Google Forms export?" in preview.format_note
     assert [p.field for p in preview.problems] == ["submitted_at"]
+
+
+def test_checkbox_groups_joined_with_commas(survey):
+    data = csv_bytes(
+        "Timestamp,What is the stereotype?,Which group or groups does it target?",
+        '2024-03-05 10:00:00,uno,"Musulmanes, Hindúes"',
+        '2024-03-05 10:00:01,dos,"मुसलमान, Andalucía"',
+        '2024-03-05 10:00:02,tres,"Musulmanes, Jainistas"',
+    )
+    run(survey, data)
+    one, two, three = Answer.objects.order_by("submitted_at")
+    assert (one.group_keys, one.category_key, one.group_text) == (
+        ["muslim", "hindu"],
+        "religion",
+        "",
+    )
+    # Groups of two categories: the first decides the category; the other stays as typed.
+    assert (two.group_keys, two.category_key, two.group_text) == (
+        ["muslim"],
+        "religion",
+        "Andalucía",
+    )
+    # A group the survey does not have stays as typed.
+    assert (three.group_keys, three.group_text) == (["muslim"], "Jainistas")

@@ -162,3 +162,23 @@ def test_html_in_the_file_is_escaped(survey, researcher):
 def test_result_of_another_session_is_not_shown(survey, researcher):
     url = reverse("surveys:import_result", args=[survey.slug, "x" * 32])
     assert client_for(researcher).get(url).status_code == 404
+
+
+def test_an_upload_is_for_its_survey_only(survey, researcher, dataset):
+    from apps.surveys.services.surveys import survey_create
+
+    other = survey_create(dataset=dataset, slug="otra", languages=["es"])
+    client = client_for(researcher)
+    url = upload(client, survey)["Location"]
+    upload_id = url.rstrip("/").rsplit("/", 1)[1]
+    wrong = reverse("surveys:import_preview", args=[other.slug, upload_id])
+    assert client.get(wrong).status_code == 410
+    assert client.post(wrong, {"action": "import"}).status_code == 410
+    assert Answer.objects.count() == 0
+
+
+def test_a_file_over_the_limit_is_refused_before_it_is_stored(survey, researcher, monkeypatch):
+    monkeypatch.setattr("apps.surveys.forms_import.MAX_BYTES", 100)
+    response = upload(client_for(researcher), survey)
+    assert response.status_code == 400
+    assert "at most 100 are imported" in response.content.decode()
