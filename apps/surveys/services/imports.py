@@ -131,6 +131,7 @@ class ImportResult:
             "findings_by_kind": self.findings_by_kind,
             "findings": [f.as_dict() for f in self.findings[:FINDINGS_SHOWN]],
             "dry_run": self.dry_run,
+            "seconds": round(self.seconds, 2),
         }
 
     def lines(self) -> list[str]:
@@ -141,6 +142,7 @@ class ImportResult:
             f"{self.already_present:,} already present)",
             f"{self.respondents_created:,} respondents {what}",
             f"{self.rows_skipped:,} rows skipped (see the findings)",
+            f"in {self.seconds:.2f} s",
         ]
 
 
