@@ -370,13 +370,15 @@ class SurveyFormat:
     name: str  # what `import_survey --format` takes
     label: str
     known_columns: tuple[KnownColumn, ...]
-    # (table) -> ExportTable checks of its own, e.g. "this does not look like X"; and per row:
-    # a reason to skip the row ("a partial response"), or "".
+    # (table) -> "" when the file looks like this format, else a note for the preview ("no
+    # 'Timestamp' column: is this a Google Forms export? ...").
     looks_like: Callable[[ExportTable], str]
+    # (table, row) -> a reason to skip the row ("a partial response (never submitted)"), or "".
     row_skip: Callable[[ExportTable, ExportRow], str] = field(default=lambda table, row: "")
     # Timestamps without a zone are in this zone whatever the mapping says ("" = the mapping's
     # timezone setting): Typeform's columns say "(UTC)".
     fixed_zone: str = ""
+    # (bytes, file name) -> the table; both formats here are CSV and share table_read.
     reader: Callable[[bytes, str], ExportTable] = table_read
 
     def read(self, data: bytes, filename: str) -> ExportTable:
