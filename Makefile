@@ -6,10 +6,10 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml constraints.txt | sha1sum | cut -c1-12)
 
 # The import tests, BBQ's generator (names and word draws) and the release guard triggers also
-# run on SQLite: every tests/catalog/test_import*.py file, tests/catalog/test_bbq_generator.py
-# and tests/releases/test_guards.py.
+# run on SQLite: every tests/catalog/test_import*.py file, tests/catalog/test_bbq_generator.py,
+# tests/releases/test_guards.py and the survey imports (tests/surveys/test_import*.py).
 SQLITE_TESTS := $(wildcard tests/catalog/test_import*.py) tests/catalog/test_bbq_generator.py \
-	tests/releases/test_guards.py
+	tests/releases/test_guards.py $(wildcard tests/surveys/test_import*.py)
 
 .PHONY: run test setup services lint bench clean
 
