@@ -152,6 +152,7 @@ def _render(
         "lang": q.language,
         "dir": "rtl" if q.language.split("-")[0] in RTL else "ltr",
         "languages": languages if len(languages) > 1 else [],
+        "errors": {},
         "urls": {
             name: _url(name, survey, q)
             for name in ("start", "demographics", "answer", "thanks", "done", "delete")
@@ -435,6 +436,7 @@ def answer(request: HttpRequest, slug: str) -> HttpResponse:
             **_answer_form(q, data),
             "version": version,
             "errors": errors,
+            "group_error": errors.get("group_keys") or errors.get("group_text", ""),
             "first_error": next((name for name in ANSWER_FIELDS if name in errors), ""),
         }
         return _render(request, survey, q, "answer.html", context, status=400)
