@@ -304,6 +304,64 @@ def test_concurrent_submits_do_not_overshoot_the_cap(survey) -> None:
     assert connection.vendor == "postgresql"
 
 
+@pytest.mark.django_db(transaction=True)
+def test_capped_submits_far_from_the_cap_do_not_wait_for_each_other(survey) -> None:
+    """Far from the cap a submit takes a shared (KEY SHARE) lock, not the exclusive one."""
+    from django.test.utils import CaptureQueriesContext
+
+    survey.response_cap = 10_000
+    survey.save()
+    with CaptureQueriesContext(connection) as queries:
+        submit(survey)
+    sql = " ".join(q["sql"] for q in queries.captured_queries)
+    assert "FOR KEY SHARE" in sql and "FOR UPDATE" not in sql
+    survey.response_cap = 2
+    survey.save()
+    with CaptureQueriesContext(connection) as queries:
+        submit(survey)
+    sql = " ".join(q["sql"] for q in queries.captured_queries)
+    assert "FOR UPDATE" in sql  # near the cap: the exact, exclusive path
+    assert Answer.objects.count() == 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_waves_of_concurrent_submits_fill_the_cap_exactly(survey, monkeypatch) -> None:
+    """Both paths at once: the in-flight bound lowered to 15 (still above the 14 threads +
+    this test's connection), cap 30, three waves of 14 concurrent submits: the first wave
+    goes through the shared path, the second mixes both, the third finds the survey full."""
+    from apps.surveys.services import responses
+
+    monkeypatch.setattr(responses, "_connections_bound", lambda alias: 15)
+    survey.response_cap = 30
+    survey.save()
+    outcomes: list[str] = []
+    lock = threading.Lock()
+
+    def respondent(barrier) -> None:
+        try:
+            barrier.wait()
+            submit(Survey.objects.get(pk=survey.pk))
+            result = "saved"
+        except SurveyUnavailable as refused:
+            result = refused.reason
+        except Exception as error:  # pragma: no cover - reported by the assertion below
+            result = repr(error)
+        finally:
+            connections.close_all()
+        with lock:
+            outcomes.append(result)
+
+    for _ in range(3):
+        barrier = threading.Barrier(14)
+        threads = [threading.Thread(target=respondent, args=(barrier,)) for _ in range(14)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+    assert sorted(outcomes) == ["full"] * 12 + ["saved"] * 30, outcomes
+    assert Answer.objects.filter(survey=survey).count() == 30
+
+
 # --- erasure -------------------------------------------------------------------------------
 
 

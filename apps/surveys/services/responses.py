@@ -20,6 +20,8 @@ it); nothing is stripped silently.
 
 from __future__ import annotations
 
+import copy
+import functools
 import hashlib
 import re
 import secrets
@@ -27,7 +29,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connections, router, transaction
 from django.utils import timezone
 
 from apps.core.errors import KasautiError
@@ -323,20 +325,15 @@ def answer_submit(
     """Save one answer of the respondent holding `token` (created on their first answer).
 
     Checked against the questionnaire first (nothing is written if anything is wrong), then,
-    inside the transaction, whether the survey takes answers: with a response cap, under a lock
-    on the survey row, so concurrent submits cannot take it past the cap."""
+    inside the transaction, whether the survey takes answers. A response cap is never
+    overshot by concurrent submits (see _capped_insert)."""
     version = _version_for(survey, version)
     questionnaire = Questionnaire(version.content, language)
     cleaned = answer_clean(questionnaire, answer)
     if not token_valid(token):
         raise KasautiError("respondent token: not a token this site issued")
-    with transaction.atomic():
-        if survey.response_cap is not None:
-            # Serialises the submits of a capped survey for the count and the insert only.
-            survey = Survey.objects.select_for_update().get(pk=survey.pk)
-        availability = survey_availability(survey=survey, now=now)
-        if not availability.accepting:
-            raise SurveyUnavailable(availability.reason)
+
+    def insert() -> Answer:
         respondent = respondent_get_or_create(
             survey=survey, token=token, language=questionnaire.language
         )
@@ -357,6 +354,69 @@ def answer_submit(
             experience=cleaned.experience,
             submitted_at=now or timezone.now(),
         )
+
+    if survey.response_cap is None:
+        with transaction.atomic():
+            availability = survey_availability(survey=survey, now=now)
+            if not availability.accepting:
+                raise SurveyUnavailable(availability.reason)
+            return insert()
+    return _capped_insert(survey=survey, insert=insert, now=now)
+
+
+class _NearTheCap(Exception):
+    """Too close to the cap for the shared-lock path: retry under the exclusive lock."""
+
+
+@functools.cache
+def _connections_bound(alias: str) -> int:
+    """At most this many transactions can be in flight at once: PostgreSQL's max_connections."""
+    with connections[alias].cursor() as cursor:
+        cursor.execute("SHOW max_connections")
+        return int(cursor.fetchone()[0])
+
+
+def _capped_insert(*, survey: Survey, insert, now: datetime | None) -> Answer:
+    """Insert an answer into a survey with a response cap, never past the cap, without making
+    every submit wait for every other one.
+
+    Far from the cap (the usual case): take a KEY SHARE lock on the survey row (many submits
+    hold it at once), insert, then count the answers, own row included. With at most
+    B = max_connections transactions in flight, the count C (committed answers + this one)
+    plus the B - 1 others that may be in flight cannot pass the cap if C + B - 1 <= cap, so
+    this answer commits. Otherwise this attempt is rolled back and made again under an
+    exclusive FOR UPDATE lock on the survey row, which waits for every in-flight KEY SHARE
+    holder to commit and keeps new ones out: its count is exact, so the cap is met, not passed.
+    (Invariant: committed answers + answers in flight that passed their check <= cap.)
+    SQLite (the single-user setup) serialises writers anyway: always the exclusive path."""
+    alias = router.db_for_write(Answer)
+    if connections[alias].vendor == "postgresql":
+        bound = _connections_bound(alias)
+        # survey_availability without the cap: status and dates, no count (counted below).
+        uncapped = copy.copy(survey)
+        uncapped.response_cap = None
+        try:
+            with transaction.atomic(using=alias):
+                with connections[alias].cursor() as cursor:
+                    table = connections[alias].ops.quote_name(Survey._meta.db_table)
+                    cursor.execute(
+                        f"SELECT 1 FROM {table} WHERE id = %s FOR KEY SHARE", [survey.pk]
+                    )
+                availability = survey_availability(survey=uncapped, now=now)
+                if not availability.accepting:
+                    raise SurveyUnavailable(availability.reason)
+                answer = insert()
+                if Answer.objects.filter(survey=survey).count() + bound - 1 > survey.response_cap:
+                    raise _NearTheCap()
+                return answer
+        except _NearTheCap:
+            pass
+    with transaction.atomic(using=alias):
+        survey = Survey.objects.select_for_update().get(pk=survey.pk)
+        availability = survey_availability(survey=survey, now=now)
+        if not availability.accepting:
+            raise SurveyUnavailable(availability.reason)
+        return insert()
 
 
 # --- erasure -------------------------------------------------------------------------------
