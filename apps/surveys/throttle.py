@@ -83,13 +83,13 @@ class SurveySubmitThrottle(SimpleRateThrottle):
         window = int(now // self.duration)
         key = self.key_for(request, window)
         ends_in = max(1, math.ceil((window + 1) * self.duration - now))
-        # add() starts the window's counter (no-op if it exists); incr() is atomic in Redis.
-        cache.add(key, 0, timeout=self.duration + 1)
+        # The usual case: incr() the window's counter (INCR is atomic in Redis). The window's
+        # first submission finds none and starts it with add(), which sets the expiry; if
+        # another process started it first, add() fails and incr() counts this one.
         try:
             count = cache.incr(key)
-        except ValueError:  # expired between add and incr: this is the window's first
-            cache.add(key, 1, timeout=self.duration + 1)
-            count = 1
+        except ValueError:
+            count = 1 if cache.add(key, 1, timeout=self.duration + 1) else cache.incr(key)
         if count > self.num_requests:
             return Verdict(False, ends_in)
         return Verdict(True)

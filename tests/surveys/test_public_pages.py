@@ -303,7 +303,9 @@ def test_csrf_is_enforced(survey) -> None:
 def test_the_throttle_answers_429_with_everything_typed_kept(client, survey, settings) -> None:
     from django.core.cache import cache
 
-    settings.KASAUTI_SURVEY_SUBMIT_RATE = "4/min"
+    # A day's window: the test cannot straddle a window boundary (the minute windows are
+    # tested with a given clock in test_fixed_windows_and_retry_after).
+    settings.KASAUTI_SURVEY_SUBMIT_RATE = "4/day"
     consent(client)  # 1
     client.post(f"{BASE}/about-you/", {"lang": "hi", "skip": "1"})  # 2
     assert answer_post(client).status_code == 303  # 3
@@ -312,7 +314,7 @@ def test_the_throttle_answers_429_with_everything_typed_kept(client, survey, set
     response = answer_post(client, text=typed, affected="1", experience="मेरा अनुभव", heard="")
     page = response.content.decode()
     assert response.status_code == 429
-    assert 0 < int(response["Retry-After"]) <= 61
+    assert 0 < int(response["Retry-After"]) <= 86_400
     hi = survey.current_version.content["strings"]["hi"]
     assert hi["throttled"] in page and 'role="alert"' in page
     assert html.escape(typed) in page and "मेरा अनुभव" in page
@@ -332,13 +334,36 @@ def test_the_throttle_answers_429_with_everything_typed_kept(client, survey, set
 
 
 def test_the_throttle_also_guards_the_deletion_code(client, survey, settings) -> None:
-    settings.KASAUTI_SURVEY_SUBMIT_RATE = "2/min"
+    settings.KASAUTI_SURVEY_SUBMIT_RATE = "2/day"
     for _ in range(2):
         assert (
             client.post(f"{BASE}/delete/", {"lang": "es", "code": "AAAA-AAAA"}).status_code == 404
         )
     refused = client.post(f"{BASE}/delete/", {"lang": "es", "code": "BBBB-BBBB"})
     assert refused.status_code == 429 and 'value="BBBB-BBBB"' in refused.content.decode()
+
+
+def test_fixed_windows_and_retry_after(settings) -> None:
+    from django.test import RequestFactory
+
+    from apps.surveys.throttle import SurveySubmitThrottle
+
+    settings.KASAUTI_SURVEY_SUBMIT_RATE = "3/min"
+    request = RequestFactory().post("/s/x/answer/", REMOTE_ADDR="192.0.2.7")
+    other = RequestFactory().post("/s/x/answer/", REMOTE_ADDR="192.0.2.8")
+    throttle = SurveySubmitThrottle()
+    start = 1_800_000_000.5  # half a second into a minute
+    verdicts = [throttle.check(request, now=start + i) for i in range(4)]
+    assert [v.allowed for v in verdicts] == [True, True, True, False]
+    assert verdicts[3].retry_after == 57  # 3.5 s into the minute: 56.5 s left, rounded up
+    assert throttle.check(other, now=start + 5).allowed
+    assert throttle.check(request, now=start + 59.4).allowed is False
+    assert throttle.check(request, now=start + 60).allowed  # the next minute: a new count
+    # The key changes with the window and names no address.
+    keys = {throttle.key_for(request, w) for w in (1, 2)} | {throttle.key_for(other, 1)}
+    assert len(keys) == 3 and not any("192.0.2" in key for key in keys)
+    settings.KASAUTI_SURVEY_SUBMIT_RATE = "off"
+    assert all(SurveySubmitThrottle().check(request, now=start).allowed for _ in range(10))
 
 
 # --- availability --------------------------------------------------------------------------
