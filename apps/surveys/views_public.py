@@ -120,7 +120,7 @@ def _questionnaire(request: HttpRequest, version: SurveyVersion) -> Questionnair
 
 def _token(request: HttpRequest) -> str | None:
     token = request.COOKIES.get(COOKIE)
-    return token if token_valid(token) else None
+    return token if token_valid(token=token) else None
 
 
 def _url(name: str, survey: Survey, q: Questionnaire) -> str:
@@ -457,7 +457,7 @@ def thanks(request: HttpRequest, slug: str) -> HttpResponse:
     q = _questionnaire(request, survey.current_version)
     if token is None:
         return _see_other(_url("start", survey, q))
-    return _render(request, survey, q, "thanks.html", {"code": deletion_code_for(token)})
+    return _render(request, survey, q, "thanks.html", {"code": deletion_code_for(token=token)})
 
 
 @never_cache
@@ -468,7 +468,7 @@ def done(request: HttpRequest, slug: str) -> HttpResponse:
     survey = _survey(slug)
     token = _token(request)
     q = _questionnaire(request, survey.current_version)
-    code = deletion_code_for(token) if token else ""
+    code = deletion_code_for(token=token) if token else ""
     response = _render(request, survey, q, "done.html", {"code": code})
     response.delete_cookie(COOKIE, path=reverse("survey_public:start", kwargs={"slug": slug}))
     return response

@@ -158,7 +158,7 @@ def test_the_whole_flow_in_hindi(client, survey) -> None:
     first = answer_post(client, affected="1", experience="बस में सुना")
     assert first.status_code == 303 and first["Location"] == f"{BASE}/thanks/?lang=hi"
     thanks = client.get(first["Location"])
-    code = deletion_code_for(token)
+    code = deletion_code_for(token=token)
     assert code in thanks.content.decode() and hi["another"] in thanks.content.decode()
     second = answer_post(client, category="", group=["region/andalusia"], text="दूसरी धारणा")
     assert second.status_code == 303
@@ -196,7 +196,7 @@ def test_hindi_pages_show_no_english(client, survey) -> None:
     assert_no_english(client.get(f"{BASE}/"))
     assert_no_english(client.post(f"{BASE}/", {"lang": "hi"}))  # consent missing
     token = consent(client)
-    code = deletion_code_for(token)
+    code = deletion_code_for(token=token)
     assert_no_english(client.get(f"{BASE}/about-you/?lang=hi"))
     assert_no_english(client.post(f"{BASE}/about-you/", {"lang": "hi", "d_religion": "x" * 300}))
     client.post(f"{BASE}/about-you/", {"lang": "hi", "skip": "1"})
@@ -431,7 +431,7 @@ def test_erasing_by_code_on_the_delete_page(client, survey) -> None:
     assert unknown.status_code == 404 and es["delete_unknown"] in unknown.content.decode()
     assert Answer.objects.count() == 3
 
-    code = deletion_code_for(token)
+    code = deletion_code_for(token=token)
     erased = client.post(f"{BASE}/delete/", {"lang": "es", "code": code.lower()})
     assert erased.status_code == 200 and es["deleted"] in erased.content.decode()
     assert Answer.objects.count() == 1 and Respondent.objects.count() == 1

@@ -69,19 +69,19 @@ def test_token_and_deletion_code_are_stored_only_hashed(survey) -> None:
     token = respondent_token_new()
     answer = submit(survey, token)
     respondent = answer.respondent
-    code = deletion_code_for(token)
+    code = deletion_code_for(token=token)
     assert len(code) == 9 and code[4] == "-"
     assert set(code.replace("-", "")) <= set(CODE_ALPHABET)
     assert not set(code) & set("0O1IL")
-    assert respondent.token_hash == token_hash(token) != token
+    assert respondent.token_hash == token_hash(token=token) != token
     stored = " ".join(
         str(v) for v in Respondent.objects.filter(pk=respondent.pk).values().get().values()
     )
     assert token not in stored and code not in stored and code.replace("-", "") not in stored
     # The same token is the same respondent, with the same code, every time.
     assert respondent_get_or_create(survey=survey, token=token).pk == respondent.pk
-    assert deletion_code_for(token) == code
-    assert deletion_code_for(respondent_token_new()) != code
+    assert deletion_code_for(token=token) == code
+    assert deletion_code_for(token=respondent_token_new()) != code
 
 
 def test_a_token_not_issued_here_is_refused(survey) -> None:
@@ -95,7 +95,7 @@ def test_many_answers_per_respondent(survey) -> None:
     for i in range(5):
         submit(survey, token, text=f"धारणा {i}")
     assert Respondent.objects.count() == 1
-    assert Answer.objects.filter(respondent__token_hash=token_hash(token)).count() == 5
+    assert Answer.objects.filter(respondent__token_hash=token_hash(token=token)).count() == 5
 
 
 # --- demographics --------------------------------------------------------------------------
@@ -385,10 +385,10 @@ def test_erase_by_code_removes_answers_demographics_and_recounts(survey, dataset
     assert other.survey_mentions == 1
 
     # Typed as someone copies it off paper: lower case, spaces instead of the dash.
-    code = deletion_code_for(leave).lower().replace("-", " ")
+    code = deletion_code_for(token=leave).lower().replace("-", " ")
     erased = respondent_erase_by_code(survey=survey, code=code)
     assert (erased.respondents, erased.answers, erased.concepts_recounted) == (1, 2, 2)
-    assert not Respondent.objects.filter(token_hash=token_hash(leave)).exists()
+    assert not Respondent.objects.filter(token_hash=token_hash(token=leave)).exists()
     assert set(Answer.objects.values_list("pk", flat=True)) == {a.pk for a in staying}
     concept.refresh_from_db()
     other.refresh_from_db()
@@ -423,7 +423,7 @@ def test_a_code_only_erases_in_its_own_survey(survey, dataset, researcher) -> No
     token = respondent_token_new()
     submit(survey, token)
     with pytest.raises(DeletionCodeUnknown):
-        respondent_erase_by_code(survey=second, code=deletion_code_for(token))
+        respondent_erase_by_code(survey=second, code=deletion_code_for(token=token))
     assert Answer.objects.count() == 1
 
 

@@ -99,15 +99,15 @@ def respondent_token_new() -> str:
     return secrets.token_urlsafe(32)
 
 
-def token_valid(token: str | None) -> bool:
+def token_valid(*, token: str | None) -> bool:
     return bool(token) and bool(TOKEN_RE.match(token))
 
 
-def token_hash(token: str) -> str:
+def token_hash(*, token: str) -> str:
     return hashlib.sha256(token.encode("ascii")).hexdigest()
 
 
-def deletion_code_for(token: str) -> str:
+def deletion_code_for(*, token: str) -> str:
     """The respondent's deletion code, XXXX-XXXX: derived from the token, so it is the same
     every time it is shown and needs no storing in the clear."""
     number = int.from_bytes(hashlib.sha256(b"deletion-code:" + token.encode("ascii")).digest())
@@ -118,31 +118,31 @@ def deletion_code_for(token: str) -> str:
     return f"{''.join(chars[:4])}-{''.join(chars[4:])}"
 
 
-def deletion_code_normalise(code: str) -> str:
+def deletion_code_normalise(*, code: str) -> str:
     """As typed -> as derived: case, spaces and dashes do not matter."""
     letters = re.sub(r"[\s\-‐‑–—_.]", "", nfc(code or "")).upper()
     return f"{letters[:4]}-{letters[4:]}" if len(letters) == CODE_LENGTH else letters
 
 
 def deletion_code_hash(*, survey: Survey, code: str) -> str:
-    return hashlib.sha256(f"{survey.pk}:{deletion_code_normalise(code)}".encode()).hexdigest()
+    return hashlib.sha256(f"{survey.pk}:{deletion_code_normalise(code=code)}".encode()).hexdigest()
 
 
 # --- respondents ---------------------------------------------------------------------------
 
 
 def respondent_find(*, survey: Survey, token: str | None) -> Respondent | None:
-    if not token_valid(token):
+    if not token_valid(token=token):
         return None
-    return Respondent.objects.filter(survey=survey, token_hash=token_hash(token)).first()
+    return Respondent.objects.filter(survey=survey, token_hash=token_hash(token=token)).first()
 
 
 def respondent_get_or_create(*, survey: Survey, token: str, language: str = "") -> Respondent:
     """The respondent holding `token` (a cookie), created on first use with its deletion code's
     hash. Safe under concurrent first requests with one token (the unique constraint decides)."""
-    if not token_valid(token):
+    if not token_valid(token=token):
         raise KasautiError("respondent token: not a token this site issued")
-    hashed = token_hash(token)
+    hashed = token_hash(token=token)
     found = Respondent.objects.filter(survey=survey, token_hash=hashed).first()
     if found is not None:
         return found
@@ -152,7 +152,9 @@ def respondent_get_or_create(*, survey: Survey, token: str, language: str = "") 
                 survey=survey,
                 source=Respondent.Source.WEB,
                 token_hash=hashed,
-                deletion_code_hash=deletion_code_hash(survey=survey, code=deletion_code_for(token)),
+                deletion_code_hash=deletion_code_hash(
+                    survey=survey, code=deletion_code_for(token=token)
+                ),
                 language=language[:16],
             )
     except IntegrityError:
@@ -179,7 +181,7 @@ def demographics_save(
     "prefer_not", or a short text for a question without options}; blanks are left out;
     None means skipped. A second call changes nothing (asked once)."""
     version = _version_for(survey, version)
-    cleaned = demographics_clean(Questionnaire(version.content), values or {})
+    cleaned = _demographics_clean(Questionnaire(version.content), values or {})
     respondent = respondent_get_or_create(survey=survey, token=token, language=language)
     respondent = Respondent.objects.select_for_update().get(pk=respondent.pk)
     if respondent.demographics_asked:
@@ -191,7 +193,7 @@ def demographics_save(
     return respondent
 
 
-def demographics_clean(questionnaire: Questionnaire, values: Mapping[str, str]) -> dict:
+def _demographics_clean(questionnaire: Questionnaire, values: Mapping[str, str]) -> dict:
     errors: dict[str, FieldError] = {}
     cleaned: dict[str, str] = {}
     questions = {q["key"]: q for q in questionnaire.demographics}
@@ -238,7 +240,7 @@ class AnswerInput:
     experience: str = ""
 
 
-def answer_clean(questionnaire: Questionnaire, given: AnswerInput) -> AnswerInput:
+def _answer_clean(questionnaire: Questionnaire, given: AnswerInput) -> AnswerInput:
     """Checked and normalised against the questionnaire, or ResponseInvalid naming each field."""
     errors: dict[str, FieldError] = {}
 
@@ -329,8 +331,8 @@ def answer_submit(
     overshot by concurrent submits (see _capped_insert)."""
     version = _version_for(survey, version)
     questionnaire = Questionnaire(version.content, language)
-    cleaned = answer_clean(questionnaire, answer)
-    if not token_valid(token):
+    cleaned = _answer_clean(questionnaire, answer)
+    if not token_valid(token=token):
         raise KasautiError("respondent token: not a token this site issued")
 
     def insert() -> Answer:
