@@ -460,3 +460,28 @@ def test_an_edited_survey_keeps_old_answers_on_the_old_version(survey) -> None:
         version=first,
     )
     assert from_old_form.version == first
+
+
+# --- shipped strings -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("language", ["en", "hi", "es", "ca"])
+def test_shipped_languages_have_every_string_and_label(language) -> None:
+    from apps.surveys.questionnaire import content_problems, default_content
+    from apps.surveys.strings import DEFAULT_STRINGS, STRING_KEYS
+
+    assert set(DEFAULT_STRINGS[language]) == set(STRING_KEYS)
+    assert content_problems(default_content(languages=[language])) == []
+    assert "{limit}" in DEFAULT_STRINGS[language]["too_long"]
+
+
+def test_the_hindi_texts_have_no_latin_script() -> None:
+    import re
+
+    from apps.surveys.strings import DEFAULT_DEMOGRAPHICS, DEFAULT_STRINGS
+
+    texts = [v.replace("{limit}", "") for v in DEFAULT_STRINGS["hi"].values()]
+    for question in DEFAULT_DEMOGRAPHICS:
+        texts += [question["labels"]["hi"], *(o["labels"]["hi"] for o in question["options"])]
+    assert [t for t in texts if re.search("[A-Za-z]", t)] == []
+    assert all(unicodedata.is_normalized("NFC", t) for t in texts)
