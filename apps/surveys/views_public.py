@@ -33,10 +33,6 @@ from django.views.decorators.http import require_http_methods
 from .models import Survey, SurveyVersion
 from .questionnaire import PREFER_NOT, Questionnaire
 from .services.responses import (
-    ATTRIBUTE_MAX,
-    DEMOGRAPHIC_TEXT_MAX,
-    GROUP_TEXT_MAX,
-    TEXT_MAX,
     AnswerInput,
     DeletionCodeUnknown,
     FieldError,
@@ -258,7 +254,6 @@ def _demographic_questions(q: Questionnaire, values: dict, errors: dict | None =
                 "free_text": not question.get("options"),
                 "options": options,
                 "value": values.get(question["key"], ""),
-                "limit": DEMOGRAPHIC_TEXT_MAX,
                 "error": errors.get(question["key"], ""),
                 "first_error": question["key"] == first,
             }
@@ -349,11 +344,6 @@ def _answer_form(q: Questionnaire, data: dict) -> dict:
         "shape": q.answer_shape,
         "ask_experience": q.ask_experience,
         "data": data,
-        "limits": {
-            "text": TEXT_MAX,
-            "attribute": ATTRIBUTE_MAX,
-            "group_text": GROUP_TEXT_MAX,
-        },
     }
 
 
