@@ -13,7 +13,7 @@ from django.utils.html import escape
 
 from apps.catalog.models import Dataset
 from apps.surveys.models import Answer, Respondent, Survey, SurveyVersion
-from apps.surveys.questionnaire import content_problems
+from apps.surveys.questionnaire import content_problems, default_content
 from apps.surveys.services.surveys import survey_content_save, survey_create
 from apps.surveys.strings import DEFAULT_STRINGS, STRING_KEYS
 
@@ -35,9 +35,19 @@ def rc(researcher) -> Client:
 
 @pytest.fixture
 def draft(dataset, researcher) -> Survey:
-    """A draft in Hindi and Spanish, as the editor creates it: no Hindi or Spanish texts yet."""
+    """A draft in Hindi and Spanish with every text and label blank, as a survey in languages
+    Kasauti ships no texts for starts (the shipped Hindi and Spanish defaults emptied)."""
+    content = default_content(languages=["hi", "es"])
+    content["strings"] = {"hi": {}, "es": {}}
+    for question in content["demographics"]:
+        for item in [question, *question["options"]]:
+            item["labels"] = {"hi": "", "es": ""}
     return survey_create(
-        dataset=dataset, slug="rudhiyan", languages=["hi", "es"], created_by=researcher
+        dataset=dataset,
+        slug="rudhiyan",
+        languages=["hi", "es"],
+        content=content,
+        created_by=researcher,
     )
 
 
@@ -135,21 +145,22 @@ def test_list_shows_status_answers_and_link(rc, survey, draft):
     assert 'data-status="draft"' in draft_row and 'data-answers="0"' in draft_row
 
 
-def test_create_a_survey_in_hindi_and_spanish(rc, dataset, researcher):
+def test_create_a_survey_in_hindi_and_tamil(rc, dataset, researcher):
     response = rc.post(
         "/surveys/new/",
-        {"dataset": dataset.pk, "slug": "rudhiyan", "languages": ["hi", "es"]},
+        {"dataset": dataset.pk, "slug": "rudhiyan", "languages": ["hi", "ta"]},
     )
     assert response.status_code == 302 and response["Location"] == "/surveys/rudhiyan/"
     survey = Survey.objects.get(slug="rudhiyan")
     assert survey.status == Survey.Status.DRAFT and survey.created_by == researcher
     content = survey.current_version.content
-    # LANGUAGE_NAMES order is the checkbox order: Hindi before Spanish.
-    assert content["languages"] == ["hi", "es"]
-    # Kasauti has no Hindi or Spanish texts: both start empty, none in English.
-    assert content["strings"] == {"hi": {}, "es": {}}
+    # LANGUAGE_NAMES order is the checkbox order: Hindi before Tamil.
+    assert content["languages"] == ["hi", "ta"]
+    # Kasauti ships Hindi texts, not Tamil ones: Tamil starts empty, never in English.
+    assert content["strings"] == {"hi": DEFAULT_STRINGS["hi"], "ta": {}}
     page = rc.get("/surveys/rudhiyan/").content.decode()
-    assert "hi: strings.title is empty" in page and "es: strings.submit is empty" in page
+    assert "ta: strings.title is empty" in page and "ta: strings.submit is empty" in page
+    assert "hi: strings." not in page
     assert 'href="/s/rudhiyan/"' in page
 
 
