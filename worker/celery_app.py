@@ -15,5 +15,12 @@ app = Celery("kasauti")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 # Task modules are listed explicitly so that the worker never scans packages it does not own.
 app.autodiscover_tasks(
-    ["apps.core", "apps.catalog", "apps.releases", "apps.translation", "apps.evaluation"]
+    [
+        "apps.core",
+        "apps.catalog",
+        "apps.releases",
+        "apps.translation",
+        "apps.evaluation",
+        "apps.surveys",
+    ]
 )
