@@ -34,6 +34,7 @@ from .selectors import (
     coding_suggestions_job,
 )
 from .services.coding import (
+    UNCHECKED,
     answer_code,
     answer_mark_invalid,
     answer_reopen,
@@ -107,8 +108,11 @@ def _back(request: HttpRequest, survey: Survey) -> HttpResponseRedirect:
 
 
 def _seen(request: HttpRequest):
-    """The last event id the coder saw ("" = none yet)."""
-    value = request.POST.get("seen", "")
+    """The last event id the coder saw ("" = none yet). The queue's forms always send it; a
+    post without it (a script) is not checked."""
+    if "seen" not in request.POST:
+        return UNCHECKED
+    value = request.POST["seen"]
     if value == "":
         return None
     if not value.isdigit():
