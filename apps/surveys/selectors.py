@@ -105,8 +105,16 @@ def coding_page(
     """One page of the coding queue: answers in submission order (keyset on submitted_at,
     id), each with its labels in its own version and language, its history, its links, its
     suggestions and the respondent's other answers."""
+    counts = dict.fromkeys(Answer.Status.values, 0)
+    for row in (
+        Answer.objects.filter(survey=survey).values("status").annotate(n=Count("id")).order_by()
+    ):
+        counts[row["status"]] = row["n"]
     base = coding_answers(survey=survey, filters=filters)
-    matching = base.count()
+    if filters.category or filters.language or filters.q:
+        matching = base.count()
+    else:  # the status counts already say it: spare a count over the survey's answers
+        matching = counts.get(filters.status, sum(counts.values()))
     qs = base
     if filters.after is not None:
         at, pk = filters.after
@@ -164,11 +172,6 @@ def coding_page(
                 default_category=category.get("category") or "",
             )
         )
-    counts = dict.fromkeys(Answer.Status.values, 0)
-    for row in (
-        Answer.objects.filter(survey=survey).values("status").annotate(n=Count("id")).order_by()
-    ):
-        counts[row["status"]] = row["n"]
     return CodingPage(
         rows=rows,
         next_cursor=coding_cursor_encode(answers[-1]) if more and answers else None,

@@ -14,6 +14,8 @@ from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
+from django.utils.html import escape
+from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_POST
 
 from apps.accounts.decorators import researcher_required
@@ -63,6 +65,20 @@ def _filters(request: HttpRequest) -> CodingFilters:
     )
 
 
+def _short(text: str, limit: int = 120) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _concept_options(survey: Survey) -> str:
+    """The chooser's <option>s, every concept an answer may be coded into, escaped."""
+    return mark_safe(  # noqa: S308 - every value is escaped here
+        "".join(
+            f'<option value="#{pk} {escape(_short(statement))}">'
+            for pk, statement in coding_concept_choices(survey=survey)
+        )
+    )
+
+
 @researcher_required
 @require_GET
 def coding_queue(request: HttpRequest, slug: str) -> HttpResponse:
@@ -88,7 +104,9 @@ def coding_queue(request: HttpRequest, slug: str) -> HttpResponse:
         "concepts": concepts,
         "concept_total": concept_total,
         "concept_q": concept_q,
-        "concept_choices": coding_concept_choices(survey=survey),
+        # Built here, not in a template loop: a thousand options are most of the page's markup.
+        "concept_options": _concept_options(survey),
+        "base_url": reverse("surveys:coding", args=[survey.slug]),
         "category_names": coding_category_names(),
         "polarities": StereotypeConcept.Polarity.choices,
         "reasons": Answer.InvalidReason.choices,

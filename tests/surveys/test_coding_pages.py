@@ -242,7 +242,7 @@ def test_side_list_counts_and_verdicts(rclient, survey, dataset, researcher):
     assert "2 respondents, 1 affected" in block and 'data-verdict="passes"' in block
     block = html[html.index(f'id="concept-{reported.pk}"') :]
     block = block[: block.index("</li>")]
-    assert "4 reported" in block and 'data-counted-as="reported"' in block
+    assert "4 mentions" in block and 'data-counted-as="reported"' in block
     assert 'data-verdict="fails"' in block and "no evidence reference" in block
 
 
