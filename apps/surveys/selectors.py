@@ -16,7 +16,7 @@ from apps.core.models import Job
 from .models import Answer, AnswerConcept, AnswerSuggestion, CodingEvent, Survey
 from .questionnaire import Questionnaire
 
-CODING_PAGE_SIZE = 20
+CODING_PAGE_SIZE = 15
 CODING_SIDE_CONCEPTS = 40
 
 

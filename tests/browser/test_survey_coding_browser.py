@@ -163,7 +163,10 @@ def test_researcher_codes_answers_with_suggestions(
     phone.goto(base)
     assert phone.locator("article.answer").count() == 1
     assert_fits(phone)
-    shot(phone, "survey-coding-390", full_page=True)
+    shot(phone, "survey-coding-390")
     phone.goto(base + "?status=all")
     assert_fits(phone)
-    shot(phone, "survey-coding-390-all", full_page=True)
+    phone.locator(f"#answer-{answers[1].pk}").scroll_into_view_if_needed()
+    shot(phone, "survey-coding-390-answer")
+    phone.locator("#concept-list").scroll_into_view_if_needed()
+    shot(phone, "survey-coding-390-concepts")
