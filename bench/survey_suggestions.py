@@ -305,9 +305,9 @@ def main() -> None:
             f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
         )
         texts = [
-            concept_embedding_text(c)
+            concept_embedding_text(concept=c)
             for c in StereotypeConcept.objects.filter(dataset=survey.dataset_id)
-        ] + [answer_embedding_text(a) for a in Answer.objects.filter(survey=survey)]
+        ] + [answer_embedding_text(answer=a) for a in Answer.objects.filter(survey=survey)]
         print(
             f"{len(texts):,} texts, {len(set(texts)):,} distinct; "
             f"mean {statistics.mean(len(t.split()) for t in texts):.1f} words"

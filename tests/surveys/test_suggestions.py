@@ -20,7 +20,7 @@ from apps.surveys.services.suggestions import (
     concept_embedding_text,
     suggestions_compute,
     suggestions_compute_async,
-    top_k,
+    suggestions_top_k,
 )
 
 from .coding_factories import answer, concept
@@ -153,7 +153,7 @@ def test_top_k_matches_a_full_sort():
     concepts = rng.normal(size=(40, 16)).astype(np.float32)
     answers /= np.linalg.norm(answers, axis=1, keepdims=True)
     concepts /= np.linalg.norm(concepts, axis=1, keepdims=True)
-    indices, scores = top_k(answers, concepts, 5)
+    indices, scores = suggestions_top_k(answers=answers, concepts=concepts, k=5)
     full = answers @ concepts.T
     expected = np.argsort(-full, axis=1)[:, :5]
     assert np.array_equal(indices, expected)
@@ -163,12 +163,15 @@ def test_top_k_matches_a_full_sort():
 @pytest.mark.django_db
 def test_embedding_texts(survey, dataset):
     c = concept(dataset, "Andalusians are lazy", target_groups=["Andalusians"], attribute="lazy")
-    assert concept_embedding_text(c) == "Andalusians are lazy (Andalusians; lazy)"
+    assert concept_embedding_text(concept=c) == "Andalusians are lazy (Andalusians; lazy)"
     a = answer(survey, text="वे आलसी होते हैं", category_key="religion", group_keys=["muslim"])
     questionnaire = Questionnaire(survey.current_version.content, "hi")
-    assert answer_embedding_text(a, questionnaire) == "मुसलमान: वे आलसी होते हैं"
+    assert answer_embedding_text(answer=a, questionnaire=questionnaire) == "मुसलमान: वे आलसी होते हैं"
     tuple_answer = answer(survey, text="", group_text="Andaluces", attribute="vagos")
-    assert answer_embedding_text(tuple_answer, questionnaire) == "Andaluces: vagos"
+    assert (
+        answer_embedding_text(answer=tuple_answer, questionnaire=questionnaire)
+        == "Andaluces: vagos"
+    )
 
 
 @pytest.mark.celery_worker

@@ -165,7 +165,7 @@ def _lock(*, answer: Answer | int, survey: Survey | None = None) -> Answer:
     return locked
 
 
-def answer_last_event_id(answer: Answer) -> int | None:
+def _last_event_id(answer: Answer) -> int | None:
     return (
         CodingEvent.objects.filter(answer=answer).order_by("-id").values_list("id", flat=True)
     ).first()
@@ -174,7 +174,7 @@ def answer_last_event_id(answer: Answer) -> int | None:
 def _check_seen(answer: Answer, seen_event: Any) -> None:
     if seen_event is UNCHECKED:
         return
-    last = answer_last_event_id(answer)
+    last = _last_event_id(answer)
     seen = None if seen_event in (None, "") else int(seen_event)
     if last != seen:
         event = CodingEvent.objects.select_related("by").get(pk=last) if last else None

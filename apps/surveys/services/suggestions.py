@@ -31,6 +31,7 @@ from django.db import connection, transaction
 
 from apps.catalog.models import StereotypeConcept
 from apps.core.errors import KasautiError
+from apps.core.models import Job
 from worker.engines.errors import ModelConfigurationError
 
 from ..models import Answer, AnswerSuggestion, Survey
@@ -45,7 +46,7 @@ SCORE_BATCH = 4096
 Embed = Callable[[Sequence[str]], np.ndarray]
 
 
-def concept_embedding_text(concept: StereotypeConcept) -> str:
+def concept_embedding_text(*, concept: StereotypeConcept) -> str:
     statement = (concept.statement or "").strip()
     extra = "; ".join(
         part
@@ -55,7 +56,7 @@ def concept_embedding_text(concept: StereotypeConcept) -> str:
     return f"{statement} ({extra})" if extra else statement
 
 
-def answer_embedding_text(answer: Answer, questionnaire: Questionnaire | None = None) -> str:
+def answer_embedding_text(*, answer: Answer, questionnaire: Questionnaire | None = None) -> str:
     text = answer.display_text.strip()
     if answer.group_keys and not answer.group_text and questionnaire is not None:
         labels = [questionnaire.group_label(answer.category_key, key) for key in answer.group_keys]
@@ -65,8 +66,8 @@ def answer_embedding_text(answer: Answer, questionnaire: Questionnaire | None = 
     return text
 
 
-def top_k(
-    answers: np.ndarray, concepts: np.ndarray, k: int = TOP_K
+def suggestions_top_k(
+    *, answers: np.ndarray, concepts: np.ndarray, k: int = TOP_K
 ) -> tuple[np.ndarray, np.ndarray]:
     """(indices, scores), each (len(answers), min(k, len(concepts))), best first, for unit
     vectors: cosine = dot product."""
@@ -183,8 +184,10 @@ def suggestions_compute(
             questionnaires[key] = Questionnaire(versions[answer.version_id], answer.language)
         return questionnaires[key]
 
-    answer_texts = [answer_embedding_text(a, questionnaire(a)) for a in answers]
-    concept_texts = [concept_embedding_text(c) for c in concepts]
+    answer_texts = [
+        answer_embedding_text(answer=a, questionnaire=questionnaire(a)) for a in answers
+    ]
+    concept_texts = [concept_embedding_text(concept=c) for c in concepts]
     timings["load"] = time.perf_counter() - started
     total = len(answers)
     if progress:
@@ -218,7 +221,7 @@ def suggestions_compute(
     concept_vectors, answer_vectors = vectors[: len(concepts)], vectors[len(concepts) :]
     timings["embed"] = time.perf_counter() - mark
     mark = time.perf_counter()
-    indices, scores = top_k(answer_vectors, concept_vectors, k)
+    indices, scores = suggestions_top_k(answers=answer_vectors, concepts=concept_vectors, k=k)
     timings["top_k"] = time.perf_counter() - mark
     mark = time.perf_counter()
     concept_ids = np.array([c.pk for c in concepts], dtype=np.int64)
@@ -248,10 +251,9 @@ def suggestions_compute(
     }
 
 
-def suggestions_compute_async(*, survey: Survey, requested_by=None):
+def suggestions_compute_async(*, survey: Survey, requested_by=None) -> Job:
     """Queue the suggestion job for `survey` (one core Job); a job for the survey that is
     still queued or running is returned instead of a second one."""
-    from apps.core.models import Job
     from apps.core.services import job_create, job_dispatch
 
     from ..jobs import SUGGESTIONS
