@@ -115,6 +115,11 @@ def test_researcher_codes_answers_with_suggestions(
     assert women.statement in first.locator("button.accept[data-rank='1']").text_content()
     shot(page, "survey-coding-1366")
     assert_fits(page)
+    first.locator("details.new-concept summary").click()
+    assert first.locator("textarea[name=statement]").input_value() == answers[0].text
+    first.locator("details.new-concept").scroll_into_view_if_needed()
+    shot(page, "survey-coding-1366-new-concept")
+    first.locator("details.new-concept summary").click()
 
     # Keyboard: j moves to the first answer, 1 accepts its top suggestion.
     page.locator("h1").click()
