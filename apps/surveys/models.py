@@ -208,6 +208,10 @@ class CodingEvent(models.Model):
     action = models.CharField(max_length=10, choices=Action)
     concept_ids = models.JSONField(default=list, blank=True)
     reason = models.CharField(max_length=20, blank=True)
+    # Marked invalid as a duplicate: the same respondent's answer it repeats.
+    duplicate_of = models.ForeignKey(
+        Answer, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
