@@ -16,7 +16,7 @@ pytestmark = [
 @pytest.mark.parametrize("language", sorted(SCRIPTS))
 def test_bold_text_uses_the_served_bold_face(live_server, page, language):
     family, regular, context, _ = SCRIPTS[language]
-    page.goto(f"{live_server.url}/accounts/login/")  # any page: app.css declares the faces
+    page.goto(f"{live_server.url}/accounts/login/")  # any page: css/fonts.css declares the faces
     page.evaluate(
         """([language, text]) => {
             const bold = document.createElement("strong");
