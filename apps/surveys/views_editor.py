@@ -438,6 +438,24 @@ def _extra(request: HttpRequest) -> int:
         return 1
 
 
+def _labels(item: dict, languages: list[str]) -> list[tuple[str, str]]:
+    """(language, label) for every survey language, blank where there is none yet."""
+    return [(lang, (item.get("labels") or {}).get(lang, "")) for lang in languages]
+
+
+def _rows(item: dict, languages: list[str], children_name: str, children: list[dict]) -> dict:
+    """A category with its groups, or a question with its options, as the editor's form rows:
+    labels per language, and "new" for the blank rows offered for adding."""
+    return {
+        "labels": _labels(item, languages),
+        children_name: [
+            {"key": child["key"], "labels": _labels(child, languages), "new": not child["key"]}
+            for child in children
+        ],
+        "new": not item["key"],
+    }
+
+
 @require_http_methods(["GET", "POST"])
 @researcher_required
 def survey_questions(request: HttpRequest, slug: str) -> HttpResponse:
@@ -474,25 +492,7 @@ def survey_questions(request: HttpRequest, slug: str) -> HttpResponse:
                 for _ in range(max(extra, 2 if not category["key"] else 1))
             ),
         ]
-        blocks.append(
-            {
-                **category,
-                "labels": [
-                    (lang, (category.get("labels") or {}).get(lang, "")) for lang in languages
-                ],
-                "groups": [
-                    {
-                        "key": group["key"],
-                        "labels": [
-                            (lang, (group.get("labels") or {}).get(lang, "")) for lang in languages
-                        ],
-                        "new": not group["key"],
-                    }
-                    for group in groups
-                ],
-                "new": not category["key"],
-            }
-        )
+        blocks.append({**category, **_rows(category, languages, "groups", groups)})
     return render(
         request,
         "surveys/editor/questions.html",
@@ -535,25 +535,7 @@ def survey_demographics(request: HttpRequest, slug: str) -> HttpResponse:
         *({"key": "", "labels": {}, "options": []} for _ in range(extra)),
     ]:
         options = [*question.get("options", []), *({"key": "", "labels": {}} for _ in range(extra))]
-        blocks.append(
-            {
-                "key": question["key"],
-                "labels": [
-                    (lang, (question.get("labels") or {}).get(lang, "")) for lang in languages
-                ],
-                "options": [
-                    {
-                        "key": option["key"],
-                        "labels": [
-                            (lang, (option.get("labels") or {}).get(lang, "")) for lang in languages
-                        ],
-                        "new": not option["key"],
-                    }
-                    for option in options
-                ],
-                "new": not question["key"],
-            }
-        )
+        blocks.append({"key": question["key"], **_rows(question, languages, "options", options)})
     prefer_not = [
         (lang, content["strings"].get(lang, {}).get("prefer_not_to_say", "")) for lang in languages
     ]
