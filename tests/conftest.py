@@ -119,3 +119,25 @@ def _fresh_rate_limits():
 
     cache.clear()
     yield
+
+
+def pytest_collection_modifyitems(config, items):
+    """Refuse a transactional test without serialized_rollback: its teardown flush re-creates
+    the content types and permissions (post_migrate), and every serialized_rollback test after
+    it then fails at setup on duplicate content types, wherever the two land in the order.
+    The suite mixes the two kinds only if it must; here it need not."""
+    offenders = []
+    for item in items:
+        marker = item.get_closest_marker("django_db")
+        kwargs = marker.kwargs if marker else {}
+        names = set(getattr(item, "fixturenames", ()))
+        transactional = kwargs.get("transaction") or "transactional_db" in names
+        serialized = kwargs.get("serialized_rollback") or "django_db_serialized_rollback" in names
+        if transactional and not serialized:
+            offenders.append(item.nodeid)
+    if offenders:
+        raise pytest.UsageError(
+            "transactional tests must also use serialized_rollback=True "
+            "(pytest.mark.django_db(transaction=True, serialized_rollback=True)):\n  "
+            + "\n  ".join(offenders)
+        )

@@ -26,11 +26,12 @@ HINDI = {
     "submit": "जमा करें",
     "too_long": "यह उत्तर बहुत लंबा है: अधिकतम {limit} अक्षर।",
 }
-SPANISH = {
-    "title": "Estereotipos en nuestra sociedad",
-    "introduction": "Recogemos los estereotipos que la gente oye sobre grupos sociales.",
-    "submit": "Enviar",
-    "too_long": "Esta respuesta es demasiado larga: {limit} caracteres como máximo.",
+# Tamil: a language Kasauti ships no respondent texts for, so its strings start empty.
+TAMIL = {
+    "title": "நம் சமூகத்தில் உள்ள ஒரே மாதிரியான கருத்துகள்",
+    "introduction": "சமூகக் குழுக்களைப் பற்றி மக்கள் கேட்கும் கருத்துகளைச் சேகரிக்கிறோம்.",
+    "submit": "சமர்ப்பிக்கவும்",
+    "too_long": "இந்தப் பதில் மிக நீளமானது: அதிகபட்சம் {limit} எழுத்துகள்.",
 }
 
 
@@ -56,7 +57,7 @@ def fill_texts(page, base: str, slug: str, lang: str, texts: dict[str, str], *, 
         page.click("#save-strings")
 
 
-def test_researcher_sets_up_a_hindi_and_spanish_survey(live_server, open_as, demo_users):
+def test_researcher_sets_up_a_hindi_and_tamil_survey(live_server, open_as, demo_users):
     Dataset.objects.create(name="BharatBBQ-hi", inclusion_rule="bharatbbq")
     base = live_server.url
     page = open_as("rekha", width=1366, height=900)
@@ -70,15 +71,15 @@ def test_researcher_sets_up_a_hindi_and_spanish_survey(live_server, open_as, dem
     page.select_option("#id_dataset", label="BharatBBQ-hi")
     page.fill("#id_slug", "rudhiyan")
     page.check("input[name=languages][value=hi]")
-    page.check("input[name=languages][value=es]")
+    page.check("input[name=languages][value=ta]")
     shot(page, "survey_editor_new_1366", full_page=True)
     with navigates(page):
         page.click("#create-survey")
     assert page.url == f"{base}/surveys/rudhiyan/"
     survey = Survey.objects.get(slug="rudhiyan")
-    assert survey.current_version.content["languages"] == ["hi", "es"]
+    assert survey.current_version.content["languages"] == ["hi", "ta"]
 
-    # Some Hindi texts, typed in; the rest still missing.
+    # Some Hindi texts typed over the shipped ones; Tamil still missing.
     fill_texts(page, base, "rudhiyan", "hi", HINDI, all_keys=False)
     assert page.get_attribute("#s-title", "lang") == "hi"
     assert page.input_value("#s-title") == HINDI["title"]
@@ -89,7 +90,8 @@ def test_researcher_sets_up_a_hindi_and_spanish_survey(live_server, open_as, dem
     assert_drawn_with_noto_devanagari(page, "h1 span[lang=hi]")
     gaps = page.text_content("#gap-count")
     assert "gaps" in gaps
-    assert "hi: strings.start is empty" in page.text_content("#gaps")
+    assert "ta: strings.start is empty" in page.text_content("#gaps")
+    assert "hi: strings." not in page.text_content("#gaps")
     # Opening is refused, and the gaps are listed on the page, grouped by where to fill them.
     with navigates(page):
         page.click("#open-survey")
@@ -98,15 +100,15 @@ def test_researcher_sets_up_a_hindi_and_spanish_survey(live_server, open_as, dem
     assert "The survey was not opened: everything below must be filled in first" in (
         refused.text_content()
     )
-    assert "es: strings.title is empty" in refused.text_content()
-    assert refused.locator("a[href='/surveys/rudhiyan/edit/texts/es/']").count() == 1
+    assert "ta: strings.title is empty" in refused.text_content()
+    assert refused.locator("a[href='/surveys/rudhiyan/edit/texts/ta/']").count() == 1
     shot(page, "survey_editor_open_refused_1366", full_page=True)
     survey.refresh_from_db()
     assert survey.status == "draft"
 
     # The rest of the texts in both languages.
     fill_texts(page, base, "rudhiyan", "hi", HINDI, all_keys=True)
-    fill_texts(page, base, "rudhiyan", "es", SPANISH, all_keys=True)
+    fill_texts(page, base, "rudhiyan", "ta", TAMIL, all_keys=True)
     assert page.locator("#empty-count").text_content() == "all filled in"
 
     # A category with two groups, from the blank rows.
@@ -114,28 +116,29 @@ def test_researcher_sets_up_a_hindi_and_spanish_survey(live_server, open_as, dem
     page.fill("input[name=c0-key]", "religion")
     page.fill("input[name=c0-category]", "Religion")
     page.fill("input[name=c0-label-hi]", "धर्म")
-    page.fill("input[name=c0-label-es]", "Religión")
+    page.fill("input[name=c0-label-ta]", "மதம்")
+    page.fill("input[name=c0-g0-key]", "muslim")
     page.fill("input[name=c0-g0-label-hi]", "मुसलमान")
-    page.fill("input[name=c0-g0-label-es]", "Musulmanes")
+    page.fill("input[name=c0-g0-label-ta]", "முஸ்லிம்கள்")
     page.fill("input[name=c0-g1-key]", "hindu")
     page.fill("input[name=c0-g1-label-hi]", "हिंदू")
-    page.fill("input[name=c0-g1-label-es]", "Hindúes")
+    page.fill("input[name=c0-g1-label-ta]", "இந்துக்கள்")
     with navigates(page):
         page.click("#save-questions")
     category = Survey.objects.get(slug="rudhiyan").current_version.content["categories"][0]
-    assert [g["key"] for g in category["groups"]] == ["musulmanes", "hindu"]
+    assert [g["key"] for g in category["groups"]] == ["muslim", "hindu"]
     shot(page, "survey_editor_questions_1366", full_page=True)
 
-    # Demographic labels: every empty Hindi and Spanish label filled in.
+    # Demographic labels: every empty Tamil label filled in (Hindi ones ship).
     page.goto(f"{base}/surveys/rudhiyan/edit/demographics/")
-    for lang in ("hi", "es"):
+    for lang in ("hi", "ta"):
         boxes = page.locator(f"#demographics-form .card:not(.new-row) input[lang={lang}]")
         for i in range(boxes.count()):
             box = boxes.nth(i)
             if not box.input_value() and "new-row" not in (
                 box.evaluate("el => el.closest('tr')?.className || ''")
             ):
-                box.fill("उत्तर" if lang == "hi" else "respuesta")
+                box.fill("उत्तर" if lang == "hi" else "பதில்")
     with navigates(page):
         page.click("#save-demographics")
     shot(page, "survey_editor_demographics_1366")
@@ -158,7 +161,7 @@ def test_survey_editor_on_a_phone(live_server, open_as, demo_users):
     from tests.surveys.conftest import complete_content
 
     dataset = Dataset.objects.create(name="EsBBQ-es", inclusion_rule="esbbq")
-    survey_create(dataset=dataset, slug="estereotipos", languages=["hi", "es"])
+    survey_create(dataset=dataset, slug="estereotipos", languages=["hi", "ta"])
     base = live_server.url
     page = open_as("rekha", width=390, height=844, touch=True)
     page.goto(f"{base}/surveys/estereotipos/")
@@ -179,7 +182,7 @@ def test_survey_editor_on_a_phone(live_server, open_as, demo_users):
     survey = Survey.objects.get(slug="estereotipos")
     from apps.surveys.services.surveys import survey_content_save
 
-    survey_content_save(survey=survey, content=complete_content(["hi", "es"]))
+    survey_content_save(survey=survey, content=complete_content(["hi", "ta"]))
     page.goto(f"{base}/surveys/estereotipos/edit/questions/")
     assert_fits(page)
     shot(page, "survey_editor_questions_390", full_page=True)

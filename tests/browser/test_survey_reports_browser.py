@@ -17,6 +17,11 @@ from apps.surveys.services.surveys import survey_create
 from tests.browser.support import assert_fits, assert_served_font, shot
 from tests.surveys.conftest import complete_content
 
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.django_db(transaction=True, serialized_rollback=True),
+]
+
 GENDER = {
     "labels": {"hi": "आप किस लिंग की पहचान रखते हैं?", "es": "¿Con qué género se identifica?"},
     "options": {

@@ -56,7 +56,9 @@ def complete_content(languages: list[str]) -> dict:
                 option["labels"][lang] = option["labels"].get(lang) or f"[{lang}] {option['key']}"
     for category in content["categories"]:
         for item in [category, *category["groups"]]:
-            item["labels"] = {lang: item["labels"].get(lang, "") for lang in languages}
+            item["labels"] = {
+                lang: item["labels"].get(lang) or f"[{lang}] {item['key']}" for lang in languages
+            }
     assert content_problems(content) == []
     return content
 

@@ -268,7 +268,7 @@ def test_closed_not_open_and_full_surveys_take_no_answers(survey) -> None:
     assert Answer.objects.count() == 1
 
 
-@pytest.mark.django_db(transaction=True)
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)
 def test_concurrent_submits_do_not_overshoot_the_cap(survey) -> None:
     """12 respondents submit at once into a survey with room for 5 (2 taken): exactly 3 get in,
     each of the others is told it is full. Real PostgreSQL, one connection per thread."""
@@ -304,7 +304,7 @@ def test_concurrent_submits_do_not_overshoot_the_cap(survey) -> None:
     assert connection.vendor == "postgresql"
 
 
-@pytest.mark.django_db(transaction=True)
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)
 def test_capped_submits_far_from_the_cap_do_not_wait_for_each_other(survey) -> None:
     """Far from the cap a submit takes a shared (KEY SHARE) lock, not the exclusive one."""
     from django.test.utils import CaptureQueriesContext
@@ -324,7 +324,7 @@ def test_capped_submits_far_from_the_cap_do_not_wait_for_each_other(survey) -> N
     assert Answer.objects.count() == 2
 
 
-@pytest.mark.django_db(transaction=True)
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)
 def test_waves_of_concurrent_submits_fill_the_cap_exactly(survey, monkeypatch) -> None:
     """Both paths at once: the in-flight bound lowered to 15 (still above the 14 threads +
     this test's connection), cap 30, three waves of 14 concurrent submits: the first wave
