@@ -79,3 +79,44 @@ def session_cookie(user) -> str:
     session[HASH_SESSION_KEY] = user.get_session_auth_hash()
     session.create()
     return f"{settings.SESSION_COOKIE_NAME}={session.session_key}"
+
+
+def gunicorn_process(*, cwd: Path, port: int, env: dict, workers: int, threads: int):
+    """gunicorn (gthread, preloaded, keep-alive) serving the app in `cwd` on `port`, returned
+    once it accepts connections; the load benches (p9, survey_submit) start it this way so
+    they can read its workers' CPU time (gunicorn_pids)."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "kasauti.wsgi:application", "--bind",
+         f"127.0.0.1:{port}", "--worker-class", "gthread", "--workers", str(workers),
+         "--threads", str(threads), "--keep-alive", "30", "--log-level", "warning",
+         "--preload"],
+        cwd=cwd, env=env,
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise SystemExit(f"gunicorn exited with {process.returncode}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return process
+        except OSError:
+            time.sleep(0.2)
+    process.kill()
+    raise SystemExit("gunicorn did not start")
+
+
+def gunicorn_pids(master: int) -> list[int]:
+    children = Path(f"/proc/{master}/task/{master}/children").read_text().split()
+    return [master, *map(int, children)]
+
+
+def backend_pids(database: str) -> list[int]:
+    """The PostgreSQL backends connected to `database` (the server's connections)."""
+    import psycopg
+
+    with psycopg.connect("host=127.0.0.1 user=postgres dbname=postgres") as c:
+        rows = c.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
+            [database],
+        ).fetchall()
+    return [row[0] for row in rows]

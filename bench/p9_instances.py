@@ -53,6 +53,7 @@ from urllib.parse import urlsplit
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _db import ROOT, baseline_tree, bench_database  # noqa: E402 (bench/ is not a package)
+from _server import backend_pids, gunicorn_pids, gunicorn_process  # noqa: E402
 
 DB_NAME = "kasauti_bench_p9"
 USERNAME = "bench"
@@ -170,24 +171,9 @@ def _start_gunicorn(code: Path, port: int, args) -> subprocess.Popen:
         "DATABASE_URL": f"postgres://postgres@127.0.0.1:5432/{DB_NAME}",
         "PYTHONPATH": str(code),
     }
-    process = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "kasauti.wsgi:application", "--bind",
-         f"127.0.0.1:{port}", "--worker-class", "gthread", "--workers", str(args.workers),
-         "--threads", str(args.threads), "--keep-alive", "30", "--log-level", "warning",
-         "--preload"],
-        cwd=code, env=env,
-    )  # fmt: skip
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise SystemExit(f"gunicorn exited with {process.returncode}")
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return process
-        except OSError:
-            time.sleep(0.2)
-    process.kill()
-    raise SystemExit("gunicorn did not start")
+    return gunicorn_process(
+        cwd=code, port=port, env=env, workers=args.workers, threads=args.threads
+    )
 
 
 def _wait_until_warm(port: int, token: str, clients: int) -> float:
@@ -239,23 +225,6 @@ def _cpu_seconds(pids) -> tuple[float, float]:
             continue
         user, system = user + int(fields[11]), system + int(fields[12])
     return user / ticks, system / ticks
-
-
-def _gunicorn_pids(master: int) -> list[int]:
-    children = Path(f"/proc/{master}/task/{master}/children").read_text().split()
-    return [master, *map(int, children)]
-
-
-def _backend_pids() -> list[int]:
-    """The PostgreSQL backends connected to the bench database (gunicorn's connections)."""
-    import psycopg
-
-    with psycopg.connect("host=127.0.0.1 user=postgres dbname=postgres") as c:
-        rows = c.execute(
-            "SELECT pid FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
-            [DB_NAME],
-        ).fetchall()
-    return [row[0] for row in rows]
 
 
 # --- clients -------------------------------------------------------------------------------
@@ -342,7 +311,7 @@ def _measure(args, code: Path, token: str, label: str) -> dict:
     try:
         warm = _wait_until_warm(port, token, args.clients)
         _run_clients(args, port, token, args.warmup, check=True)  # unmeasured
-        pids, backends = _gunicorn_pids(server.pid), _backend_pids()
+        pids, backends = gunicorn_pids(server.pid), backend_pids(DB_NAME)
         load_before = os.getloadavg()[0]
         server_cpu, db_cpu = _cpu_seconds(pids), _cpu_seconds(backends)
         clients, elapsed = _run_clients(args, port, token, args.seconds, check=False)

@@ -54,6 +54,7 @@ from urllib.parse import urlencode
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _db import ROOT, bench_database  # noqa: E402 (bench/ is not a package)
+from _server import backend_pids, gunicorn_pids, gunicorn_process  # noqa: E402
 
 DB_NAME = "kasauti_bench_survey_submit"
 SLUG = "bench-survey"
@@ -159,27 +160,6 @@ def _collectstatic(env: dict) -> None:
                    cwd=ROOT, env=env, check=True)  # fmt: skip
 
 
-def _start_gunicorn(port: int, args, env: dict) -> subprocess.Popen:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "kasauti.wsgi:application", "--bind",
-         f"127.0.0.1:{port}", "--worker-class", "gthread", "--workers", str(args.workers),
-         "--threads", str(args.threads), "--keep-alive", "30", "--log-level", "warning",
-         "--preload"],
-        cwd=ROOT, env=env,
-    )  # fmt: skip
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise SystemExit(f"gunicorn exited with {process.returncode}")
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return process
-        except OSError:
-            time.sleep(0.2)
-    process.kill()
-    raise SystemExit("gunicorn did not start")
-
-
 def _stop(process: subprocess.Popen) -> None:
     process.terminate()
     try:
@@ -199,22 +179,6 @@ def _cpu_seconds(pids) -> float:
             continue
         total += int(fields[11]) + int(fields[12])
     return total / ticks
-
-
-def _gunicorn_pids(master: int) -> list[int]:
-    children = Path(f"/proc/{master}/task/{master}/children").read_text().split()
-    return [master, *map(int, children)]
-
-
-def _backend_pids() -> list[int]:
-    import psycopg
-
-    with psycopg.connect("host=127.0.0.1 user=postgres dbname=postgres") as c:
-        rows = c.execute(
-            "SELECT pid FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
-            [DB_NAME],
-        ).fetchall()
-    return [row[0] for row in rows]
 
 
 # --- clients -------------------------------------------------------------------------------
@@ -364,18 +328,20 @@ def main() -> None:
 
         connections.close_all()
         port = _free_port()
-        server = _start_gunicorn(port, args, env)
+        server = gunicorn_process(
+            cwd=ROOT, port=port, env=env, workers=args.workers, threads=args.threads
+        )
         try:
             _run(args, port, "submit", args.warmup)  # unmeasured: workers warm, pools open
             during_warmup = _answers()
-            pids, backends = _gunicorn_pids(server.pid), _backend_pids()
+            pids, backends = gunicorn_pids(server.pid), backend_pids(DB_NAME)
             load_before = os.getloadavg()[0]
             floor_cpu = _cpu_seconds(pids)
             floor = _run(args, port, "healthz", args.seconds)
             floor_cpu = _cpu_seconds(pids) - floor_cpu
             cpu = _cpu_seconds(pids), _cpu_seconds(backends)
             submits = _run(args, port, "submit", args.seconds)
-            cpu = _cpu_seconds(pids) - cpu[0], _cpu_seconds(_backend_pids()) - cpu[1]
+            cpu = _cpu_seconds(pids) - cpu[0], _cpu_seconds(backend_pids(DB_NAME)) - cpu[1]
             load_after = os.getloadavg()[0]
         finally:
             _stop(server)
