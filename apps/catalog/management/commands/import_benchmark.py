@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
 from apps.catalog.importers import ImportFile, benchmark_import, format_names, parse_import
+from apps.core.commands import command_import_rejected
 from apps.core.errors import ImportProblem, ImportRejected
 
 
@@ -97,20 +98,7 @@ class Command(BaseCommand):
                 strict=strict,
             )
         except ImportRejected as rejected:
-            if as_json:
-                problems = [problem.as_dict() for problem in rejected.problems]
-                self.stdout.write(
-                    json.dumps(
-                        {"detail": "import rejected, nothing was written", "problems": problems},
-                        ensure_ascii=False,
-                        indent=2,
-                    )
-                )
-            else:
-                self.stderr.write(str(rejected))
-            raise CommandError(
-                f"import rejected: {len(rejected.problems)} problem(s), nothing was written"
-            ) from None
+            command_import_rejected(command=self, rejected=rejected, as_json=as_json)
         if as_json:
             self.stdout.write(json.dumps(report.as_dict(), ensure_ascii=False, indent=2))
             return

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from apps.core.commands import command_import_rejected
 from apps.core.errors import ImportRejected
 
 from ...importers import survey_format_names
@@ -76,22 +77,7 @@ class Command(BaseCommand):
                 dry_run=options["dry_run"],
             )
         except ImportRejected as rejected:
-            if as_json:
-                self.stdout.write(
-                    json.dumps(
-                        {
-                            "detail": "import rejected, nothing was written",
-                            "problems": [p.as_dict() for p in rejected.problems],
-                        },
-                        ensure_ascii=False,
-                        indent=2,
-                    )
-                )
-            else:
-                self.stderr.write(str(rejected))
-            raise CommandError(
-                f"import rejected: {len(rejected.problems)} problem(s), nothing was written"
-            ) from None
+            command_import_rejected(command=self, rejected=rejected, as_json=as_json)
         if as_json:
             self.stdout.write(json.dumps(result.as_dict(), ensure_ascii=False, indent=2))
             return
