@@ -1,7 +1,7 @@
 """Page URLs, included at the site root. Namespaced ("web:") so that page names never clash
 with the API's route names."""
 
-from django.urls import path
+from django.urls import include, path
 
 from . import views
 
@@ -39,4 +39,10 @@ urlpatterns = [
         name="concept-evidence-validate",
     ),
     path("datasets/<int:pk>/inclusion/", views.dataset_inclusion, name="dataset-inclusion"),
+    # The adaptation and authoring studio (docs/studio/): each part's pages in a module of its own.
+    path("", include("apps.catalog.urls_authoring")),
+    path("", include("apps.catalog.urls_board")),
+    path("", include("apps.catalog.urls_vocabulary")),
+    path("", include("apps.catalog.urls_export")),
+    path("", include("apps.catalog.urls_adaptation_report")),
 ]

@@ -10,6 +10,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from apps.core.errors import KasautiError
 from apps.core.models import Job
 
 from .jobs import INSTANTIATE
@@ -98,8 +99,14 @@ def template_version_approve(*, version_id: int, requested_by: Any = None) -> No
     # catalog services pull in the selectors and DRF (~0.3 s of every process's start).
     from .services import dataset_instantiate_async
 
-    TemplateVersion.objects.filter(pk=version_id).update(status=ReviewStatus.APPROVED)
     version = TemplateVersion.objects.select_related("template__dataset").get(pk=version_id)
+    if version.problems:
+        # A draft saved with errors stays a draft: it would produce no (or wrong) instances.
+        raise KasautiError(
+            f"{version.template.external_id} v{version.number} cannot be approved: "
+            + "; ".join(f"{p['field']}: {p['message']}" for p in version.problems)
+        )
+    TemplateVersion.objects.filter(pk=version_id).update(status=ReviewStatus.APPROVED)
     if Instance.objects.filter(
         template_version_id=version_id, retired_at__isnull=True, source_instance=None
     ).exists():

@@ -89,12 +89,15 @@ class TemplateValidation(Kind):
             .select_related("template")
             .order_by("template__position", "template_id")
         )
-        # Templates are judged in their own language, whatever the campaign's.
+        # Templates are judged in their own language, whatever the campaign's. A draft saved
+        # with errors is not sent: it could not be approved.
         targets = [
             {"template_version": v, "category_id": v.template.category_id, "language": v.language}
             for v in versions
+            if not v.problems
         ]
-        return targets, ""
+        held = sum(1 for v in versions if v.problems)
+        return targets, (f"{held} draft(s) with errors are held back" if held else "")
 
     def on_created(self, *, targets: list[dict[str, Any]]) -> None:
         template_versions_review_start(version_ids=[t["template_version"].pk for t in targets])

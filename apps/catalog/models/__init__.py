@@ -9,6 +9,7 @@ findings); every model is re-exported here, so `from apps.catalog.models import 
 Django's app registry see one module.
 """
 
+from .adaptation import Adaptation
 from .concepts import Category, ConceptSource, EvidenceReference, StereotypeConcept
 from .datasets import LANGUAGE_NAMES, Dataset, UnknownExpression, Vocabulary, VocabularyEntry
 from .findings import Finding, FindingReview
@@ -24,6 +25,7 @@ from .templates import (
 )
 
 __all__ = [
+    "Adaptation",
     "LANGUAGE_NAMES",
     "Category",
     "ConceptSource",

@@ -35,6 +35,11 @@ class Dataset(models.Model):
     # a concept also needs an evidence reference that is not rejected.
     inclusion_rule = models.CharField(max_length=30, default="bharatbbq")
     evidence_required = models.BooleanField(default=True)
+    # The benchmark this one adapts to another culture (EsBBQ §3.2, BharatBBQ §3.1): each of
+    # its source templates is adapted (Adaptation rows) or removed, with a reason.
+    adapted_from = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="adaptations"
+    )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
     )

@@ -132,8 +132,15 @@ class TemplateVersion(models.Model):
         related_name="template_versions",
     )
     source = models.TextField(blank=True, help_text="Reference attesting the stereotype.")
+    # BBQ's Relevant_social_values (EsBBQ relevant_social_values): the values the stereotype
+    # concerns, e.g. "bad at math".
+    relevant_social_values = models.TextField(blank=True)
     notes = models.TextField(blank=True)
     status = models.CharField(max_length=10, choices=ReviewStatus, default=ReviewStatus.DRAFT)
+    # The generator's error findings when the version was saved ([{"field", "message"}]): a
+    # draft written in the browser may be kept with them, but it is neither instantiated nor
+    # approved until a later version has none (services.templates.template_problems).
+    problems = models.JSONField(default=list, blank=True)
     # Where the row came from: file name and line, kept for the audit trail.
     origin = models.CharField(max_length=300, blank=True)
     created_by = models.ForeignKey(

@@ -5,12 +5,21 @@
 * templates: creating and editing templates (each edit a new version), and validating content;
 * instances: instantiation (the plan, the stale versions, the COPY of the rows, the job);
 * findings: reviewing import findings;
+* adaptation: a dataset's source benchmark, adapting or removing each source template;
 * sentence_review: recording sentence-review decisions on context sentences.
 
 The public names are re-exported here: callers write `from apps.catalog import services` or
 `from apps.catalog.services import template_create`, whichever module holds it.
 """
 
+from .adaptation import (
+    adaptation_link,
+    adaptation_links_replace,
+    adaptation_remove,
+    adaptation_restore,
+    adaptation_start,
+    dataset_source_set,
+)
 from .concepts import (
     category_create,
     category_get_or_create,
@@ -42,9 +51,11 @@ from .templates import (
     TEMPLATE_CONTENT_FIELDS,
     TEMPLATE_VERSION_IDENTITY_FIELDS,
     NewTemplate,
+    TemplateEditConflict,
     template_bulk_create,
     template_create,
     template_edit,
+    template_problems,
 )
 
 __all__ = [
@@ -54,9 +65,15 @@ __all__ = [
     "TEMPLATE_VERSION_IDENTITY_FIELDS",
     "InstantiationPlan",
     "NewTemplate",
+    "TemplateEditConflict",
     "TemplatePlan",
     "_instance_rows",
     "_unknown_expressions",
+    "adaptation_link",
+    "adaptation_links_replace",
+    "adaptation_remove",
+    "adaptation_restore",
+    "adaptation_start",
     "category_create",
     "category_get_or_create",
     "concept_create",
@@ -66,6 +83,7 @@ __all__ = [
     "context_sentence_review_record",
     "dataset_create",
     "dataset_get_or_create",
+    "dataset_source_set",
     "dataset_instantiate",
     "dataset_instantiate_async",
     "finding_kind_status_set",
@@ -77,5 +95,6 @@ __all__ = [
     "template_bulk_create",
     "template_create",
     "template_edit",
+    "template_problems",
     "unknown_expression_create",
 ]

@@ -114,7 +114,8 @@ def instantiation_stale(*, dataset: Dataset) -> list[TemplateVersion]:
     return [
         version
         for version in versions
-        if generators.count(
+        if not version.problems
+        and generators.count(
             selectors.template_version_spec(version=version), permutations=dataset.name_permutations
         )
     ]
@@ -149,7 +150,8 @@ def _plan_with_versions(dataset: Dataset) -> tuple[InstantiationPlan, dict[int, 
     )
     planned: dict[int, TemplateVersion] = {}
     for version in _current_versions(dataset):
-        if version.status == ReviewStatus.REJECTED:
+        # A rejected version, or a draft saved with errors, produces no instances.
+        if version.status == ReviewStatus.REJECTED or version.problems:
             plan.skipped.append(version.template.external_id)
             continue
         planned[version.template_id] = version

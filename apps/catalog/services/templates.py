@@ -14,11 +14,27 @@ from apps.core.errors import ConflictError, KasautiError
 from apps.core.text import nfc_deep
 
 from .. import generators, selectors
-from ..models import Category, Dataset, Template, TemplateVersion, Vocabulary
+from ..models import (
+    Category,
+    Dataset,
+    ReviewStatus,
+    Template,
+    TemplateVersion,
+    UnknownExpression,
+    Vocabulary,
+)
 
 # A template version's content is every field but the ones that say which version it is and
 # who wrote it when: everything an edit may change (its texts are TemplateVersion.TEXT_FIELDS).
-TEMPLATE_VERSION_IDENTITY_FIELDS = ("id", "template", "number", "created_by", "created_at")
+# `problems` is derived from the content when a version is saved, never given.
+TEMPLATE_VERSION_IDENTITY_FIELDS = (
+    "id",
+    "template",
+    "number",
+    "created_by",
+    "created_at",
+    "problems",
+)
 TEMPLATE_CONTENT_FIELDS: tuple[str, ...] = tuple(
     field.attname
     for field in TemplateVersion._meta.concrete_fields
@@ -74,16 +90,63 @@ def _resolve_vocabulary_references(content: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _validated_content(content: dict[str, Any]) -> dict[str, Any]:
+def template_problems(*, content: dict[str, Any]) -> list[dict[str, str]]:
+    """The error findings of a template content, each {"field", "message"}: the generator's
+    own checks (undefined or unused placeholder, no disambiguation, answers that do not say
+    which NAME is which, ...) and, for Kasauti's generator, an unknown answer to draw from in
+    the template's language. A version with any is neither instantiated nor approved."""
+    spec = selectors.template_version_spec(
+        version=TemplateVersion(**{k: v for k, v in content.items() if k != "problems"}),
+        template_id="",
+    )
+    problems = [{"field": p.field, "message": p.message} for p in generators.validate(spec)]
+    if (
+        spec.generator == "kasauti"
+        and not UnknownExpression.objects.filter(language=spec.language).exists()
+    ):
+        problems.append(
+            {
+                "field": "language",
+                "message": f'no unknown answer ("Cannot be determined") is defined for language '
+                f"{spec.language!r}: add one on the vocabulary page",
+            }
+        )
+    return problems
+
+
+def _validated_content(content: dict[str, Any], *, allow_problems: bool = False) -> dict[str, Any]:
+    """The content normalised (NFC), its vocabulary references resolved and its problems
+    recorded. Problems refuse it, unless `allow_problems` (a draft saved from the studio, which
+    must then be a draft)."""
     content = _resolve_vocabulary_references(nfc_deep(content))
+    content.pop("problems", None)
     unknown = set(content) - set(TEMPLATE_CONTENT_FIELDS)
     if unknown:
         raise KasautiError(f"unknown template field(s): {', '.join(sorted(unknown))}")
+    if allow_problems:
+        problems = template_problems(content=content)
+        if problems and content.get("status", ReviewStatus.DRAFT) != ReviewStatus.DRAFT:
+            raise KasautiError("a template with errors can be saved only as a draft")
+        return {**content, "problems": problems}
     spec = selectors.template_version_spec(version=TemplateVersion(**content), template_id="")
     problems = generators.validate(spec)
     if problems:
         raise KasautiError("; ".join(f"{p.field}: {p.message}" for p in problems))
-    return content
+    return {**content, "problems": []}
+
+
+class TemplateEditConflict(ConflictError):
+    """An edit based on a version that is no longer the current one: someone saved in
+    between. Carries both versions so the page can show what changed under the editor."""
+
+    def __init__(self, *, base: TemplateVersion, current: TemplateVersion) -> None:
+        self.base, self.current = base, current
+        who = current.created_by.get_username() if current.created_by else "someone"
+        super().__init__(
+            f"{current.template.external_id} changed while you edited it: you started from "
+            f"version {base.number}, {who} has since saved version {current.number}. Nothing "
+            "was saved; compare the two and edit the current version."
+        )
 
 
 # One transaction: a failure on a later row must not leave the first one behind.
@@ -98,9 +161,11 @@ def template_create(
     variant: str = "",
     position: int | None = None,
     created_by=None,
+    allow_problems: bool = False,
 ) -> TemplateVersion:
-    """Create a template with its first version. Raises KasautiError on invalid content."""
-    content = _validated_content(content)
+    """Create a template with its first version. Raises KasautiError on invalid content, unless
+    `allow_problems` (a draft kept with its problems)."""
+    content = _validated_content(content, allow_problems=allow_problems)
     if Template.objects.filter(dataset=dataset, external_id=external_id).exists():
         raise ConflictError(f"template {external_id!r} already exists in dataset {dataset.name!r}")
     if position is None:
@@ -159,16 +224,34 @@ def template_bulk_create(
 
 
 def template_edit(
-    *, template: Template, changes: dict[str, Any], edited_by=None
+    *,
+    template: Template,
+    changes: dict[str, Any],
+    edited_by=None,
+    base_number: int | None = None,
+    allow_problems: bool = False,
 ) -> TemplateVersion:
     """Record an edit as a new version; the previous versions stay untouched. An edit that
-    changes nothing returns the current version instead of adding an identical one."""
+    changes nothing returns the current version instead of adding an identical one.
+
+    `base_number` is the version the editor started from: if another version was saved since,
+    the edit is refused (TemplateEditConflict, nothing written) instead of silently replacing
+    that version's changes. `allow_problems` keeps a draft with its problems (the studio)."""
     with transaction.atomic():
         Template.objects.select_for_update().get(pk=template.pk)
-        current = selectors.template_current_versions(templates=[template]).get()
+        current = (
+            selectors.template_current_versions(templates=[template])
+            .select_related("created_by", "template")
+            .get()
+        )
+        if base_number is not None and current.number != base_number:
+            base = template.versions.filter(number=base_number).first()
+            if base is None:
+                raise KasautiError(f"{template.external_id} has no version {base_number}")
+            raise TemplateEditConflict(base=base, current=current)
         content = {name: getattr(current, name) for name in TEMPLATE_CONTENT_FIELDS}
         content.update(changes)
-        content = _validated_content(content)
+        content = _validated_content(content, allow_problems=allow_problems)
         if all(getattr(current, name) == value for name, value in content.items()):
             return current
         return TemplateVersion.objects.create(

@@ -1,0 +1,3 @@
+"""The studio's export pages, included by apps/catalog/urls.py ("web:" namespace)."""
+
+urlpatterns: list = []

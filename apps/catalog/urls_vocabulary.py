@@ -1,0 +1,3 @@
+"""The studio's vocabulary pages, included by apps/catalog/urls.py ("web:" namespace)."""
+
+urlpatterns: list = []
