@@ -68,7 +68,9 @@ def campaign_new(request: HttpRequest) -> HttpResponse:
             "kinds": [(kind.name, kind.label) for kind in campaign_kinds()],
             "annotators": [(u, selectors.annotator_languages(user=u)) for u in annotators],
             "error": error,
-            "posted": request.POST,
+            # A link may preselect the form (the template studio's "Send to validation":
+            # ?dataset=<pk>&kind=template_validation); a refused POST shows what was posted.
+            "posted": request.POST if request.method == "POST" else request.GET,
             "posted_annotators": request.POST.getlist("annotators"),
         },
         status=400 if error else 200,

@@ -118,6 +118,20 @@ def test_researcher_dashboard_adjudication_and_people(
     assert "3 per item need at least 3 annotators" in new.content.decode()
 
 
+def test_new_campaign_form_is_preselected_by_the_studios_link(campaign, researcher):
+    """The template studio's "Send to validation" links here with the dataset and kind."""
+    page = (
+        _client(researcher)
+        .get(
+            "/annotate/manage/campaigns/new/",
+            {"dataset": campaign.dataset_id, "kind": "template_validation"},
+        )
+        .content.decode()
+    )
+    assert f'<option value="{campaign.dataset_id}" selected>' in page
+    assert '<option value="template_validation" selected>' in page
+
+
 def test_adjudication_edit_keeps_untouched_multiline_fields(
     templates, annotator, second_annotator, researcher
 ):
