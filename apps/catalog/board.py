@@ -280,20 +280,24 @@ def _rows(dataset: Dataset, sources: list[Template]) -> list[SourceRow]:
         .order_by("source_id", "id")
     )
     target_templates = [link.template for link in links if link.template_id]
-    target_versions = {
-        v.template_id: v
-        for v in template_current_versions(templates=target_templates)
-        .order_by()
-        .select_related("concept")
-        .prefetch_related(
-            Prefetch(
-                "concept__evidence",
-                queryset=EvidenceReference.objects.exclude(
-                    validation_status=EvidenceReference.Validation.REJECTED
-                ).order_by("id"),
+    target_versions = (
+        {
+            v.template_id: v
+            for v in template_current_versions(templates=target_templates)
+            .order_by()
+            .select_related("concept")
+            .prefetch_related(
+                Prefetch(
+                    "concept__evidence",
+                    queryset=EvidenceReference.objects.exclude(
+                        validation_status=EvidenceReference.Validation.REJECTED
+                    ).order_by("id"),
+                )
             )
-        )
-    } if target_templates else {}
+        }
+        if target_templates
+        else {}
+    )
     by_source: dict[int, list[Adaptation]] = defaultdict(list)
     for link in links:
         by_source[link.source_id].append(link)
@@ -364,7 +368,8 @@ def board_page(
         )
         if status in BOARD_STATUSES:
             wanted = [
-                pk for pk in sources.values_list("pk", flat=True)
+                pk
+                for pk in sources.values_list("pk", flat=True)
                 if by_source.get(pk, TO_DO) == status
             ]
             sources = sources.filter(pk__in=wanted)
@@ -460,7 +465,10 @@ def concept_coverage(*, dataset: Dataset) -> Coverage:
 
 
 ADAPTED_CLASS_CHOICES = [
-    (TransformationType.SIMPLY_TRANSFERRED, "Simply-Transferred (ST): same stereotype, same groups"),
+    (
+        TransformationType.SIMPLY_TRANSFERRED,
+        "Simply-Transferred (ST): same stereotype, same groups",
+    ),
     (TransformationType.TARGET_MODIFIED, "Target-Modified (TM): same stereotype, groups changed"),
     (
         TransformationType.CULTURALLY_TRANSFORMED,

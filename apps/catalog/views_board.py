@@ -243,4 +243,3 @@ def dataset_coverage(request: HttpRequest, pk: int) -> HttpResponse:
         "catalog/board/coverage.html",
         {"dataset": dataset, "coverage": board.concept_coverage(dataset=dataset)},
     )
-
