@@ -311,7 +311,9 @@ def _rows(dataset: Dataset, sources: list[Template]) -> list[SourceRow]:
             if link.template_id is None:
                 removal = link
                 continue
-            target_version = target_versions[link.template_id]
+            target_version = target_versions.get(link.template_id)
+            if target_version is None:  # a template with no version cannot be shown
+                continue
             concept = target_version.concept
             targets.append(
                 Target(

@@ -160,6 +160,17 @@ def test_bad_lines_are_named_and_nothing_is_written(names):
     assert vocabulary_lines(vocabulary=names) == before
 
 
+def test_the_def_vocabulary_is_edited_only_through_its_base(names):
+    partner = Vocabulary.objects.get(name="noms-def")
+    with pytest.raises(KasautiError, match="edit noms \\(its third column\\) instead"):
+        vocabulary_entries_replace(
+            vocabulary=partner,
+            lines=[L("el Pau")],
+            base_token=vocabulary_token(vocabulary=partner),
+        )
+    assert partner.entries.count() == 3
+
+
 def test_a_definite_form_needs_a_vocabulary_that_keeps_them():
     vocabulary = vocabulary_create(name="occupations", language="es")
     with pytest.raises(VocabularyInputError, match="line 1: a definite form was given"):

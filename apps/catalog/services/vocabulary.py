@@ -25,6 +25,7 @@ from ..vocabularies import (
     DEFINITE_SUFFIX,
     VocabularyLine,
     definite_name,
+    vocabulary_definite_base,
     vocabulary_definite_partner,
     vocabulary_lines,
     vocabulary_token,
@@ -162,6 +163,12 @@ def vocabulary_entries_replace(
     `base_token` names, with VocabularyInputError (every bad line named) on an empty or
     duplicate value or a missing definite form. `definite_forms` starts keeping definite
     forms (creates `<name>-def`); once kept, every line needs one."""
+    base = vocabulary_definite_base(vocabulary=vocabulary)
+    if base is not None:
+        raise KasautiError(
+            f"{vocabulary.name} holds the definite forms of {base.name}, aligned with it: edit "
+            f"{base.name} (its third column) instead"
+        )
     with transaction.atomic():
         vocabulary = Vocabulary.objects.select_for_update().get(pk=vocabulary.pk)
         partner = vocabulary_definite_partner(vocabulary=vocabulary)
