@@ -38,6 +38,7 @@ from .vocabularies import (
     vocabulary_text,
     vocabulary_text_parse,
     vocabulary_token,
+    vocabulary_uses,
 )
 
 
@@ -120,6 +121,7 @@ def _detail(
             "partner": partner,
             "lines": lines,
             "groups": sorted({line.group for line in lines}),
+            "uses": vocabulary_uses(vocabulary=vocabulary),
             "form": form,
             "problems": problems or [],
             "changes": changes,

@@ -163,6 +163,45 @@ def vocabulary_lines_diff(
 
 
 @dataclass
+class VocabularyUse:
+    template_id: int
+    external_id: str
+    dataset: str
+    number: int  # the current version
+    placeholders: list[str]  # which of its lists copied the vocabulary's values
+
+
+def vocabulary_uses(*, vocabulary: Vocabulary) -> list[VocabularyUse]:
+    """The templates whose current version copied values from `vocabulary` (or its definite
+    forms), from their `placeholder_sources`: they keep those values until their next edit.
+    One query (read in Python: the JSON lookup must also run on SQLite)."""
+    names = {vocabulary.name, definite_name(vocabulary.name)}
+    uses = []
+    for template_id, external_id, dataset, number, sources in (
+        template_current_versions()
+        .exclude(placeholder_sources={})
+        .order_by("template__dataset__name", "template__external_id")
+        .values_list(
+            "template_id",
+            "template__external_id",
+            "template__dataset__name",
+            "number",
+            "placeholder_sources",
+        )
+    ):
+        used = sorted(
+            name
+            for name, ref in (sources or {}).items()
+            if isinstance(ref, dict)
+            and ref.get("vocabulary") in names
+            and ref.get("language", vocabulary.language) == vocabulary.language
+        )
+        if used:
+            uses.append(VocabularyUse(template_id, external_id, dataset, number, used))
+    return uses
+
+
+@dataclass
 class VocabularyRow:
     vocabulary: Vocabulary
     entries: int

@@ -28,6 +28,7 @@ from apps.catalog.vocabularies import (
     vocabulary_lines_diff,
     vocabulary_text_parse,
     vocabulary_token,
+    vocabulary_uses,
 )
 from apps.core.errors import ConflictError, KasautiError
 
@@ -115,6 +116,10 @@ def test_a_template_draws_aligned_bare_and_definite_lists(names):
     )
     version.refresh_from_db()
     assert version.placeholders["NAME1"] == ["Josep", "Mohamed"]
+    uses = vocabulary_uses(vocabulary=names)
+    assert [(u.external_id, u.number, u.placeholders) for u in uses] == [
+        ("N1", 1, ["NAME1", "NAME1-def"])
+    ]
     later = template_edit(
         template=version.template,
         changes={"placeholders": {**version.placeholder_sources, "NAME2": ["la Júlia"]}},
@@ -274,6 +279,7 @@ def test_the_page_edits_entries_and_says_versions_keep_their_values(names, resea
     assert page.status_code == 200 and 'id="copy-notice"' in html
     assert "does <strong>not</strong> change existing template versions" in html
     assert "Josep | m catalan | el Josep\nMontserrat | f catalan | la Montserrat" in html
+    assert '<ul id="uses">' in html
     data = _edit(client, names, "Josep | m catalan | el Josep\nPau | m catalan | el Pau\n")
     saved = client.post(url, data)
     assert saved.status_code == 302 and saved["Location"] == url
