@@ -6,6 +6,7 @@
 * instances: instantiation (the plan, the stale versions, the COPY of the rows, the job);
 * findings: reviewing import findings;
 * adaptation: a dataset's source benchmark, adapting or removing each source template;
+* vocabulary: vocabularies (group lists, proper names, definite forms) and unknown answers;
 * sentence_review: recording sentence-review decisions on context sentences.
 
 The public names are re-exported here: callers write `from apps.catalog import services` or
@@ -44,7 +45,6 @@ from .instances import (
     instantiation_plan,
     instantiation_stale,
     instantiation_stale_for_release,
-    unknown_expression_create,
 )
 from .sentence_review import context_sentence_review_record
 from .templates import (
@@ -56,6 +56,12 @@ from .templates import (
     template_create,
     template_edit,
     template_problems,
+)
+from .vocabulary import (
+    unknown_expression_create,
+    unknown_expression_delete,
+    vocabulary_create,
+    vocabulary_entries_replace,
 )
 
 __all__ = [
@@ -97,4 +103,7 @@ __all__ = [
     "template_edit",
     "template_problems",
     "unknown_expression_create",
+    "unknown_expression_delete",
+    "vocabulary_create",
+    "vocabulary_entries_replace",
 ]

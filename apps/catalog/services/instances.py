@@ -13,7 +13,7 @@ from django.db import transaction
 from django.db.models import Exists, Max, OuterRef
 from django.utils import timezone
 
-from apps.core.errors import ConflictError, KasautiError
+from apps.core.errors import KasautiError
 
 from .. import generators, selectors
 from ..bulk import instances_insert, json_text
@@ -21,19 +21,6 @@ from ..models import Dataset, Instance, ReviewStatus, TemplateVersion, UnknownEx
 
 if TYPE_CHECKING:
     from apps.core.models import Job
-
-
-def unknown_expression_create(*, language: str, text: str) -> UnknownExpression:
-    expression, created = UnknownExpression.objects.get_or_create(
-        language=language,
-        text=text,
-        defaults={
-            "position": UnknownExpression.objects.filter(language=language).count(),
-        },
-    )
-    if not created:
-        raise ConflictError(f"{text!r} is already an unknown expression for {language!r}")
-    return expression
 
 
 @dataclass

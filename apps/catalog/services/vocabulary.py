@@ -30,7 +30,6 @@ from ..vocabularies import (
     vocabulary_lines,
     vocabulary_token,
 )
-from .instances import unknown_expression_create as _unknown_expression_store
 
 _MAX_VALUE = VocabularyEntry._meta.get_field("value").max_length
 _MAX_GROUP = VocabularyEntry._meta.get_field("group").max_length
@@ -213,7 +212,14 @@ def unknown_expression_create(*, language: str, text: str) -> UnknownExpression:
         raise KasautiError("text: the expression is empty")
     if len(text) > _MAX_UNKNOWN:
         raise KasautiError(f"text: at most {_MAX_UNKNOWN} characters")
-    return _unknown_expression_store(language=language, text=text)
+    expression, created = UnknownExpression.objects.get_or_create(
+        language=language,
+        text=text,
+        defaults={"position": UnknownExpression.objects.filter(language=language).count()},
+    )
+    if not created:
+        raise ConflictError(f"{text!r} is already an unknown expression for {language!r}")
+    return expression
 
 
 def unknown_expression_delete(*, expression: UnknownExpression) -> None:
