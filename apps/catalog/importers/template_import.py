@@ -248,7 +248,7 @@ def _adaptation_write(
     this import are kept, so workbooks may come in several imports), and Sample-Removed for
     every source template no template of the dataset adapts."""
     try:
-        services.dataset_source_set(dataset=dataset, source=source)
+        dataset = services.dataset_source_set(dataset=dataset, source=source)
     except KasautiError as error:  # another source already recorded, or a cycle
         raise ImportRejected([ImportProblem("", None, "adapted_from", str(error))]) from error
     sources = Template.objects.in_bulk({pk for pks in matches for pk in pks})
