@@ -75,8 +75,7 @@ class BenchmarkImportForm(forms.Form):
         max_length=100,
         required=False,
         label="Adapted from",
-        help_text="esbbq, cabbq: the dataset these templates adapt (e.g. a BBQ import); each "
-        "template is linked to the source template its row names.",
+        help_text="esbbq, cabbq: the dataset these templates adapt (e.g. a BBQ import).",
     )
 
 
