@@ -12,7 +12,7 @@ from drf_spectacular.utils import (
     inline_serializer,
 )
 from rest_framework import serializers, status
-from rest_framework.exceptions import APIException
+from rest_framework.exceptions import APIException, ParseError, ValidationError
 from rest_framework.parsers import FormParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
@@ -254,7 +254,19 @@ class BenchmarkImportApi(APIView):
         upload_limit_check(request)
         # request.data is read, never copied: a QueryDict copy deep-copies the uploaded files,
         # and a file Django spooled to disk (over 2.5 MiB) cannot be copied (it was a 500).
-        data = request.data
+        try:
+            data = request.data
+        except (ParseError, ValidationError) as error:
+            # A malformed body, or a field with a NUL (NulSafeMultiPartParser): the same 400
+            # as a rejected file, as the schema says, one problem per field.
+            details = error.detail if isinstance(error.detail, dict) else {"body": error.detail}
+            raise ImportRejected(
+                [
+                    ImportProblem("", None, name, message)
+                    for name, messages in details.items()
+                    for message in _flatten(messages)
+                ]
+            ) from error
         # Accept `file` as well as `files`, and both as repeated multipart parts.
         uploads = request.FILES.getlist("files") + request.FILES.getlist("file")
         serializer = BenchmarkImportInput(

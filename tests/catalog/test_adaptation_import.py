@@ -319,3 +319,27 @@ def test_the_import_page_takes_adapted_from(bbq, researcher) -> None:
     assert "adapted from &#x27;BBQ&#x27;: 6 link(s) to source templates" in html
     assert 'data-kind="missing-source"' in html
     assert record() == EXPECTED
+
+
+def test_the_api_refuses_a_nul_in_adapted_from_as_a_rejected_import(researcher_client) -> None:
+    """The multipart parser's NUL refusal comes back in the documented 400 shape (detail and
+    problems), as every other refusal of POST /api/imports/."""
+    response = researcher_client.post(
+        "/api/imports/",
+        {"format": "esbbq", "dataset": "EsBBQ", "adapted_from": "B\x00BQ", "files": _uploads()},
+        format="multipart",
+    )
+    assert response.status_code == 400
+    assert response.json() == {
+        "detail": "import rejected, nothing was written",
+        "problems": [
+            {
+                "file": "",
+                "line": None,
+                "field": "adapted_from",
+                "message": "adapted_from: text may not contain the NUL character (U+0000)",
+                "kind": "",
+            }
+        ],
+    }
+    assert not Dataset.objects.exists()
