@@ -343,3 +343,16 @@ def test_the_api_refuses_a_nul_in_adapted_from_as_a_rejected_import(researcher_c
         ],
     }
     assert not Dataset.objects.exists()
+
+
+def test_a_removal_recorded_by_hand_keeps_its_reason_on_reimport(bbq) -> None:
+    from apps.catalog.services import adaptation_remove
+
+    benchmark_import(dataset_name="EsBBQ", fmt="esbbq", files=esbbq_files(), adapted_from="BBQ")
+    dataset = Dataset.objects.get(name="EsBBQ")
+    age3 = Template.objects.get(dataset=bbq, external_id="Age-3a")
+    adaptation_remove(dataset=dataset, source_template=age3, reason="no survey answer names it")
+    benchmark_import(dataset_name="EsBBQ", fmt="esbbq", files=esbbq_files(), adapted_from="BBQ")
+    assert Adaptation.objects.get(source=age3).reason == "no survey answer names it"
+    race2 = Adaptation.objects.get(source__external_id="Race_ethnicity-2")
+    assert race2.reason.startswith(REMOVED)

@@ -159,6 +159,7 @@ class AdaptedImportReport(ImportReport):
 
 
 MISSING_SOURCE = "missing-source"
+_REMOVED_PREFIX = "Sample-Removed: no template"
 
 
 def source_key(category: str, template_id: str) -> tuple[str, str]:
@@ -251,11 +252,13 @@ def _adaptation_write(
         dataset = services.dataset_source_set(dataset=dataset, source=source)
     except KasautiError as error:  # another source already recorded, or a cycle
         raise ImportRejected([ImportProblem("", None, "adapted_from", str(error))]) from error
+    # Matched in phase 1; a source template deleted since then is simply not linked.
     sources = Template.objects.in_bulk({pk for pks in matches for pk in pks})
     links = [
         (sources[pk], version.template)
         for version, pks in zip(versions, matches, strict=True)
         for pk in pks
+        if pk in sources
     ]
     imported = {version.template_id for version in versions}
     kept = [
@@ -264,13 +267,23 @@ def _adaptation_write(
         .exclude(template_id__in=imported)
         .select_related("source", "template")
     ]
+    # A removal recorded by hand (adaptation_remove, with its reason) keeps its reason.
+    reasons = dict(
+        Adaptation.objects.filter(dataset=dataset, template__isnull=True)
+        .exclude(reason__startswith=_REMOVED_PREFIX)
+        .values_list("source_id", "reason")
+    )
     report.adaptation_links, report.sample_removed = services.adaptation_links_replace(
         dataset=dataset,
         links=kept + links,
-        removed_reason=f"Sample-Removed: no template of {dataset.name} adapts it (the import "
+        removed_reason=f"{_REMOVED_PREFIX} of {dataset.name} adapts it (the import "
         f"of {', '.join(report.files)} with --adapted-from {source.name} names it in no row's "
         "source reference).",
     )
+    for source_id, reason in reasons.items():
+        Adaptation.objects.filter(
+            dataset=dataset, source_id=source_id, template__isnull=True
+        ).update(reason=reason)
 
 
 def templates_import(
