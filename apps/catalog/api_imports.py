@@ -12,7 +12,7 @@ from drf_spectacular.utils import (
     inline_serializer,
 )
 from rest_framework import serializers, status
-from rest_framework.exceptions import APIException
+from rest_framework.exceptions import APIException, ParseError, ValidationError
 from rest_framework.parsers import FormParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
@@ -62,6 +62,16 @@ class BenchmarkImportInput(serializers.Serializer):
         default=0,
         help_text="bbq: seed of the name and word draws of BBQ's generator (recorded).",
     )
+    adapted_from = serializers.CharField(
+        max_length=100,
+        required=False,
+        default="",
+        allow_blank=True,
+        help_text="esbbq/cabbq: the dataset these templates adapt (e.g. a BBQ import). Each "
+        "template is linked to the source template its row names (bbq_category + "
+        "bbq_template_id; a missing one is a `missing-source` finding) and every source "
+        "template no row adapts is Sample-Removed. An unknown dataset rejects the import.",
+    )
 
 
 class ImportCounts(serializers.Serializer):
@@ -102,6 +112,21 @@ class ImportReportOutput(serializers.Serializer):
         child=serializers.IntegerField(), help_text="Kind -> count, most frequent first."
     )
     findings_new = serializers.IntegerField(help_text="Findings not recorded by an earlier import.")
+    adapted_from = serializers.CharField(
+        required=False, help_text="Only with adapted_from: the source dataset."
+    )
+    adaptation_links = serializers.IntegerField(
+        required=False,
+        help_text="Only with adapted_from: links from a template to a source template.",
+    )
+    sample_removed = serializers.IntegerField(
+        required=False,
+        help_text="Only with adapted_from: source templates no template adapts (Sample-Removed).",
+    )
+    missing_sources = serializers.IntegerField(
+        required=False,
+        help_text="Only with adapted_from: references to no source template (findings).",
+    )
 
 
 class InstanceImportReportOutput(serializers.Serializer):
@@ -229,7 +254,19 @@ class BenchmarkImportApi(APIView):
         upload_limit_check(request)
         # request.data is read, never copied: a QueryDict copy deep-copies the uploaded files,
         # and a file Django spooled to disk (over 2.5 MiB) cannot be copied (it was a 500).
-        data = request.data
+        try:
+            data = request.data
+        except (ParseError, ValidationError) as error:
+            # A malformed body, or a field with a NUL (NulSafeMultiPartParser): the same 400
+            # as a rejected file, as the schema says, one problem per field.
+            details = error.detail if isinstance(error.detail, dict) else {"body": error.detail}
+            raise ImportRejected(
+                [
+                    ImportProblem("", None, name, message)
+                    for name, messages in details.items()
+                    for message in _flatten(messages)
+                ]
+            ) from error
         # Accept `file` as well as `files`, and both as repeated multipart parts.
         uploads = request.FILES.getlist("files") + request.FILES.getlist("file")
         serializer = BenchmarkImportInput(
@@ -241,6 +278,7 @@ class BenchmarkImportApi(APIView):
                 "category": data.get("category", ""),
                 "strict": data.get("strict", False),
                 "seed": data.get("seed") or 0,
+                "adapted_from": data.get("adapted_from", ""),
             }
         )
         if not serializer.is_valid():
@@ -269,6 +307,7 @@ class BenchmarkImportApi(APIView):
                 category=values["category"],
                 seed=values["seed"],
                 strict=values["strict"],
+                adapted_from=values["adapted_from"],
             )
             return Response(JobOutputSerializer(job).data, status=status.HTTP_202_ACCEPTED)
         report = benchmark_files_import(
@@ -280,6 +319,7 @@ class BenchmarkImportApi(APIView):
             category=values["category"],
             strict=values["strict"],
             seed=values["seed"],
+            adapted_from=values["adapted_from"],
         )
         return Response(report.as_dict(), status=status.HTTP_201_CREATED)
 

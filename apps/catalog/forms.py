@@ -71,6 +71,12 @@ class BenchmarkImportForm(forms.Form):
         min_value=0,
         help_text="bbq: seed of the name and word draws of BBQ's generator (recorded).",
     )
+    adapted_from = forms.CharField(
+        max_length=100,
+        required=False,
+        label="Adapted from",
+        help_text="esbbq, cabbq: the dataset these templates adapt (e.g. a BBQ import).",
+    )
 
 
 class DatasetInclusionForm(forms.Form):

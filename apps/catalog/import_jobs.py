@@ -50,9 +50,11 @@ def benchmark_files_import(
     category: str = "",
     strict: bool = False,
     seed: int = 0,
+    adapted_from: str = "",
 ) -> ImportReport | InstanceImportReport:
     """Import files of any format (the page, the API and the job all come here); the format's
-    kind decides which import runs (apps.catalog.importers.pipeline)."""
+    kind decides which import runs (apps.catalog.importers.pipeline). `adapted_from`: the
+    source dataset the files adapt (the adaptation record is written too)."""
     return benchmark_import(
         dataset_name=dataset_name,
         fmt=fmt,
@@ -62,6 +64,7 @@ def benchmark_files_import(
         category=category,
         strict=strict,
         seed=seed,
+        adapted_from=adapted_from,
     )
 
 
@@ -120,6 +123,7 @@ def benchmark_import_async(
     category: str = "",
     seed: int = 0,
     strict: bool = False,
+    adapted_from: str = "",
 ) -> Job:
     """Store the uploads and queue their import; the job's result is the import report."""
     key = uuid.uuid4().hex
@@ -143,6 +147,7 @@ def benchmark_import_async(
             "category": category,
             "seed": seed,
             "strict": strict,
+            "adapted_from": adapted_from,
             "directory": key,
             "files": files,
         },
@@ -170,6 +175,7 @@ def benchmark_import_job_work(*, job: Job) -> dict[str, Any]:
             category=params["category"],
             seed=params.get("seed", 0),
             strict=params.get("strict", False),
+            adapted_from=params.get("adapted_from", ""),
         )
     except ImportRejected as rejected:
         Job.objects.filter(pk=job.pk).update(

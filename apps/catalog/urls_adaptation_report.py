@@ -1,3 +1,13 @@
 """The studio's adaptation_report pages, included by apps/catalog/urls.py ("web:" namespace)."""
 
-urlpatterns: list = []
+from django.urls import path
+
+from . import views_adaptation_report
+
+urlpatterns: list = [
+    path(
+        "datasets/<int:pk>/adaptation-report/",
+        views_adaptation_report.adaptation_report_page,
+        name="adaptation-report",
+    ),
+]

@@ -1,6 +1,7 @@
 from django.urls import path
 
 from . import api, api_instances, api_items, api_templates
+from .api_adaptation import AdaptationReportApi
 from .api_findings import FindingDetailApi, FindingListApi
 from .api_imports import BenchmarkImportApi
 
@@ -14,6 +15,11 @@ urlpatterns = [
         "datasets/<int:pk>/instantiation-plan/",
         api.DatasetInstantiationPlanApi.as_view(),
         name="dataset-instantiation-plan",
+    ),
+    path(
+        "datasets/<int:pk>/adaptation-report/",
+        AdaptationReportApi.as_view(),
+        name="dataset-adaptation-report",
     ),
     path(
         "datasets/<int:pk>/instantiate/",

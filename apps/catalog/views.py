@@ -205,6 +205,7 @@ def benchmark_import_page(request: HttpRequest) -> HttpResponse:
                 category=values["category"],
                 seed=values["seed"] or 0,
                 strict=values["strict"],
+                adapted_from=values["adapted_from"],
             )
             return redirect("jobs:detail", pk=job.pk)
         files = [ImportFile(name=upload.name, data=upload.read()) for upload in uploads]
@@ -217,6 +218,7 @@ def benchmark_import_page(request: HttpRequest) -> HttpResponse:
             category=values["category"],
             strict=values["strict"],
             seed=values["seed"] or 0,
+            adapted_from=values["adapted_from"],
         )
     except ImportRejected as rejected:
         context["problems"] = page_selectors.problems_by_kind(rejected.problems)

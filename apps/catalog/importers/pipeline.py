@@ -12,6 +12,8 @@ rejected with `strict`.
 
 from __future__ import annotations
 
+from apps.core.errors import ImportProblem, ImportRejected
+
 from .formats import INSTANCES, format_find
 from .instances import instances_import, instances_parse
 from .layouts import InstanceParse
@@ -43,13 +45,28 @@ def benchmark_import(
     category: str = "",
     seed: int = 0,
     strict: bool = False,
+    adapted_from: str = "",
 ) -> ImportReport | InstanceImportReport:
     """Import benchmark files of any format into a dataset (created if needed). Raises
     ImportRejected listing every problem, with nothing written. `seed`: the draws of formats
-    whose generator samples (BBQ), recorded with each template."""
+    whose generator samples (BBQ), recorded with each template. `adapted_from`: the dataset
+    the files adapt (template sets that name their source templates, esbbq/cabbq); the
+    adaptation record is written with the templates (importers/template_import.py)."""
     found = format_find(name=fmt)
     # An unknown name goes the template way, which rejects it (as parse_import says).
     if found is not None and found.kind == INSTANCES:
+        if adapted_from.strip():
+            raise ImportRejected(
+                [
+                    ImportProblem(
+                        "",
+                        None,
+                        "adapted_from",
+                        f"{fmt} files are published instances: only a template set records "
+                        "which source template each row adapts",
+                    )  # fmt: skip
+                ]
+            )
         return instances_import(
             dataset_name=dataset_name, fmt=fmt, files=files, created_by=created_by, strict=strict
         )
@@ -62,4 +79,5 @@ def benchmark_import(
         category=category,
         seed=seed,
         strict=strict,
+        adapted_from=adapted_from,
     )

@@ -48,6 +48,12 @@ class TemplateRecord:
     content: dict[str, Any]  # TemplateVersion content fields (services.TEMPLATE_CONTENT_FIELDS)
     id_field: str = "Q_id"  # the column the id comes from, for duplicate reports
     findings: list[FindingRecord] = field(default_factory=list)
+    # The source templates this one adapts, as the file names them: (source category,
+    # source template id), e.g. EsBBQ's ("GenderIdentity", "26") from bbq_category and
+    # bbq_template_id. `import_benchmark --adapted-from` links them to the source dataset's
+    # templates; `source_columns` are the columns they come from, for findings.
+    sources: list[tuple[str, str]] = field(default_factory=list)
+    source_columns: tuple[str, str] = ("", "")
 
 
 @dataclass

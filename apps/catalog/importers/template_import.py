@@ -8,24 +8,33 @@ findings, not problems; a strict import turns each of them into a problem too.
 Phase 2 (importers/template_write.py): one transaction creates the dataset if needed and writes
 the records and their findings.
 
+With `adapted_from` (a source dataset already imported, e.g. BBQ), the import also writes the
+adaptation record (EsBBQ §3.2.2): the dataset's source is set, each template is linked to the
+source templates its row names (TemplateRecord.sources: category compared without case,
+underscores or spaces; ids as numbers where numeric; every source row with that id, its
+versions a/b included), a reference to no source template is a finding (`missing-source`), and
+every source template no template of the dataset adapts is Sample-Removed. An unknown source
+dataset, or a format whose rows name no source, rejects the import before anything is written.
+
 Callers use the one entry, importers/pipeline.py, which sends each format to its kind's import.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from django.db import transaction
 
 from apps.catalog import services
-from apps.catalog.models import Category, Dataset
-from apps.core.errors import ImportProblem, ImportRejected
+from apps.catalog.models import Adaptation, Category, Dataset, Template, TemplateVersion
+from apps.core.errors import ImportProblem, ImportRejected, KasautiError
 from apps.core.text import nfc
 
 from .formats import TEMPLATES, format_find, format_names
-from .records import FindingRecord, ParseResult
+from .records import FindingRecord, ParseResult, TemplateRecord
 from .reports import ImportReport
 from .tables import ImportFile, TableError, read_table
 from .template_write import (
@@ -130,6 +139,153 @@ def _check_duplicates(result: ParseResult) -> None:
         )
 
 
+@dataclass
+class AdaptedImportReport(ImportReport):
+    """The report of an import with --adapted-from: the counts, and the adaptation record
+    written (links from a template to a source template; source templates Sample-Removed;
+    references to no source template, each also a `missing-source` finding)."""
+
+    adapted_from: str = ""
+    adaptation_links: int = 0
+    sample_removed: int = 0
+    missing_sources: int = 0
+
+    def counts_summary(self) -> list[str]:
+        return super().counts_summary() + [
+            f"adapted from {self.adapted_from!r}: {self.adaptation_links} link(s) to source "
+            f"templates, {self.sample_removed} source template(s) Sample-Removed, "
+            f"{self.missing_sources} reference(s) to no source template"
+        ]
+
+
+MISSING_SOURCE = "missing-source"
+_REMOVED_PREFIX = "Sample-Removed: no template"
+
+
+def source_key(category: str, template_id: str) -> tuple[str, str]:
+    """How a row's source reference and a source template are compared: the category without
+    case, underscores, hyphens or spaces (EsBBQ `RaceEthnicity` is BBQ `Race_ethnicity`), the
+    id as a number where it is one (a workbook gives 1.0, BBQ's Q_id is "1")."""
+    loose = re.sub(r"[\s_\-]+", "", category).casefold()
+    text = template_id.strip()
+    try:
+        number = float(text)
+    except ValueError:
+        return loose, text.casefold()
+    return loose, (str(int(number)) if number.is_integer() else repr(number))
+
+
+def _source_dataset(name: str, dataset_name: str, fmt: str, result: ParseResult) -> Dataset | None:
+    """Phase 1 checks of --adapted-from: the source exists and the format names sources."""
+    source = Dataset.objects.filter(name=name).first()
+    if source is None:
+        result.problem(
+            "", None, "adapted_from",
+            f"unknown dataset {name!r}: import the source benchmark first (e.g. BBQ's "
+            "templates with --format bbq), then name it here",
+        )  # fmt: skip
+    found = format_find(name=fmt)
+    reads_sources = found is not None and getattr(found.reader, "records_sources", False)
+    if found is not None and found.kind == TEMPLATES and not reads_sources:
+        result.problem(
+            "", None, "adapted_from",
+            f"format {fmt} does not say which source template each row adapts; "
+            "--adapted-from reads esbbq/cabbq's bbq_category and bbq_template_id",
+        )  # fmt: skip
+    if name == dataset_name:
+        result.problem("", None, "adapted_from", f"{name} cannot adapt itself")
+    return source
+
+
+def _source_matches(*, source: Dataset, records: list[TemplateRecord]) -> list[list[int]]:
+    """Phase 1 of --adapted-from (reads only): for each record, the source templates its row
+    names (every row of that id: versions a/b, duplicates); a reference to none is a
+    `missing-source` finding on the record, naming file, line and column."""
+    by_key: dict[tuple[str, str], list[int]] = {}
+    categories: set[str] = set()
+    for pk, name, question_index in Template.objects.filter(dataset=source).values_list(
+        "pk", "category__name", "question_index"
+    ):
+        by_key.setdefault(source_key(name, question_index), []).append(pk)
+        categories.add(source_key(name, "")[0])
+    matches: list[list[int]] = []
+    for record in records:
+        found: list[int] = []
+        for category, template_id in record.sources:
+            pks = by_key.get(source_key(category, template_id))
+            if pks:
+                found.extend(pks)
+                continue
+            unknown_category = source_key(category, "")[0] not in categories
+            column = record.source_columns[0 if unknown_category or not template_id else 1]
+            if not category:
+                message = f"the row names template {template_id} but no source category"
+            elif unknown_category:
+                message = f"{source.name} has no category {category!r}"
+            else:
+                message = f"{source.name} has no template {template_id!r} in {category}"
+            record.findings.append(
+                FindingRecord(
+                    record.file, record.line, column, MISSING_SOURCE,
+                    f"the source template is missing: {message}; the template is not linked "
+                    "to a source",
+                    f"{category} {template_id}".strip(),
+                )
+            )  # fmt: skip
+        matches.append(list(dict.fromkeys(found)))
+    return matches
+
+
+def _adaptation_write(
+    *,
+    dataset: Dataset,
+    source: Dataset,
+    versions: list[TemplateVersion],
+    matches: list[list[int]],
+    report: AdaptedImportReport,
+) -> None:
+    """Phase 2 of --adapted-from (in the import's transaction): the dataset's source, the links
+    this import's rows name (replacing those of the same templates; links of templates not in
+    this import are kept, so workbooks may come in several imports), and Sample-Removed for
+    every source template no template of the dataset adapts."""
+    try:
+        dataset = services.dataset_source_set(dataset=dataset, source=source)
+    except KasautiError as error:  # another source already recorded, or a cycle
+        raise ImportRejected([ImportProblem("", None, "adapted_from", str(error))]) from error
+    # Matched in phase 1; a source template deleted since then is simply not linked.
+    sources = Template.objects.in_bulk({pk for pks in matches for pk in pks})
+    links = [
+        (sources[pk], version.template)
+        for version, pks in zip(versions, matches, strict=True)
+        for pk in pks
+        if pk in sources
+    ]
+    imported = {version.template_id for version in versions}
+    kept = [
+        (link.source, link.template)
+        for link in Adaptation.objects.filter(dataset=dataset, template__isnull=False)
+        .exclude(template_id__in=imported)
+        .select_related("source", "template")
+    ]
+    # A removal recorded by hand (adaptation_remove, with its reason) keeps its reason.
+    reasons = dict(
+        Adaptation.objects.filter(dataset=dataset, template__isnull=True)
+        .exclude(reason__startswith=_REMOVED_PREFIX)
+        .values_list("source_id", "reason")
+    )
+    report.adaptation_links, report.sample_removed = services.adaptation_links_replace(
+        dataset=dataset,
+        links=kept + links,
+        removed_reason=f"{_REMOVED_PREFIX} of {dataset.name} adapts it (the import "
+        f"of {', '.join(report.files)} with --adapted-from {source.name} names it in no row's "
+        "source reference).",
+    )
+    for source_id, reason in reasons.items():
+        Adaptation.objects.filter(
+            dataset=dataset, source_id=source_id, template__isnull=True
+        ).update(reason=reason)
+
+
 def templates_import(
     *,
     dataset_name: str,
@@ -140,27 +296,33 @@ def templates_import(
     category: str = "",
     seed: int = 0,
     strict: bool = False,
+    adapted_from: str = "",
 ) -> ImportReport:
     """Import benchmark files into a dataset (created if needed). All-or-nothing: raises
     ImportRejected listing every problem, with nothing written. Findings (defects of the
     published data that the import keeps) are stored and reported; with `strict`, every
     finding is a problem instead and nothing is written. `seed`: the draws of formats whose
-    generator samples (BBQ), recorded with each template."""
+    generator samples (BBQ), recorded with each template. `adapted_from`: the name of the
+    dataset the files adapt; the adaptation record is written too (see the module's doc)."""
     dataset_name = nfc(dataset_name.strip())
+    adapted_from = nfc(adapted_from.strip())
     result = templates_parse(fmt=fmt, files=files, language=language, category=category, seed=seed)
     if not dataset_name:
         result.problem("", None, "dataset", "a dataset name is required")
     elif len(dataset_name) > 100:
         result.problem("", None, "dataset", "the dataset name is longer than 100 characters")
+    source = _source_dataset(adapted_from, dataset_name, fmt, result) if adapted_from else None
+    matches = _source_matches(source=source, records=result.templates) if source else []
     findings = parse_findings(result=result)
     if strict:
         result.problems.extend(findings_as_problems(findings=findings))
     if result.problems:
         raise ImportRejected(result.problems)
 
-    report = ImportReport(
-        dataset=dataset_name, format=fmt, files=[f.name for f in files], strict=strict, seed=seed
-    )
+    common = {"dataset": dataset_name, "format": fmt, "files": [f.name for f in files],
+              "strict": strict, "seed": seed}  # fmt: skip
+    report = AdaptedImportReport(**common, adapted_from=adapted_from) if source else None
+    report = report or ImportReport(**common)
     report.skipped = result.skipped
     report.by_category = _by_category(result)
     with transaction.atomic():
@@ -187,6 +349,11 @@ def templates_import(
             targets.extend(
                 (f, {"template_version": version}, f"template {record.external_id}")
                 for f in record.findings
+            )
+        if source is not None:
+            report.missing_sources = sum(1 for f in findings if f.kind == MISSING_SOURCE)
+            _adaptation_write(
+                dataset=dataset, source=source, versions=versions, matches=matches, report=report
             )
         pairs = pairs_write(
             dataset=dataset, records=result.pairs, categories=categories, counts=report.pairs

@@ -12,6 +12,12 @@ answer_negative, answer_non_negative, stereotyped_groups. Optional: version, lab
 subcategory, names, lexical_diversity, relevant_social_values, non_stereotyped_groups,
 NAME1_info, NAME2_info, stated_gender_info, proper_nouns_only, esbbq_source.
 
+The adaptation record each row carries (EsBBQ §3.2.2): `label` t / m / n is the template's
+class (transformation_type ST Simply-Transferred, TM Target-Modified, NC Newly-Created; any other
+value is a problem), and `bbq_category` + `bbq_template_id` name the BBQ template it adapts (kept
+on the record as its source; `import_benchmark --adapted-from` links them). The
+`relevant_social_values` go to the version's field of that name.
+
 Every template version is instantiated by script.py (EsBBQ's own rules) from the row
 and the vocabulary kept in `generator_data`, so the instances are the published ones. A row the
 original script would stop on is rejected with its reason; defects it lets through are
@@ -26,7 +32,7 @@ from apps.catalog.importers.base import Reader
 from apps.catalog.importers.records import FindingRecord, ParseResult, TemplateRecord
 from apps.catalog.importers.tables import Row, Table, missing_columns
 from apps.catalog.importers.values import normalise_text_placeholders
-from apps.catalog.models import NounForm, ReviewStatus
+from apps.catalog.models import NounForm, ReviewStatus, TransformationType
 
 from . import GENERATOR, script
 from .filling import EsbbqInstance
@@ -54,6 +60,12 @@ ALIASES = {
     "source": "esbbq_source",
 }
 _LIMITS = {"external_id": 100, "question_index": 50, "variant": 20, "subcategory": 100}
+# EsBBQ's `label` (§3.2.2, after KoBBQ): t Simply-Transferred, m Target-Modified, n Newly-Created.
+LABELS = {
+    "t": TransformationType.SIMPLY_TRANSFERRED.value,
+    "m": TransformationType.TARGET_MODIFIED.value,
+    "n": TransformationType.NEWLY_CREATED.value,
+}
 # The reasons the generator gives, mapped to the column an author fixes.
 _ERROR_COLUMNS = (
     ("Same NAME variable", "answer_negative"),
@@ -72,6 +84,9 @@ class EsBbqReader(Reader):
     format = "esbbq"
     template_format = True
     suffix: ClassVar[str] = "es"
+    # Its rows name the source template they adapt (bbq_category, bbq_template_id):
+    # `import_benchmark --adapted-from` reads them.
+    records_sources: ClassVar[bool] = True
 
     def __init__(self, *, language: str = "en", category: str = "") -> None:
         # The language is the one of the columns read, whatever --language says.
@@ -130,6 +145,16 @@ class EsBbqReader(Reader):
         missing = [key for key in ("esbbq_template_id", "esbbq_category") if not row.get(key)]
         for key in missing:
             result.problem(file, line, table.label(key), "is empty")
+        label = row.get("label").casefold()
+        if label and label not in LABELS:
+            result.problem(
+                file,
+                line,
+                table.label("label"),
+                f"unknown label {row.get('label')!r}: use t (Simply-Transferred), "
+                "m (Target-Modified) or n (Newly-Created)",
+            )
+            missing.append("label")
         if missing:
             return
         template_row = dict(row.cells)
@@ -179,6 +204,7 @@ class EsBbqReader(Reader):
                 message = f"{value[:40]!r}… is longer than {limit} characters"
                 result.problem(file, line, name, message)
                 return
+        source = (row.get("bbq_category"), row.get("bbq_template_id"))
         result.templates.append(
             TemplateRecord(
                 file=file,
@@ -190,6 +216,8 @@ class EsBbqReader(Reader):
                 content=_content(table, row, data, instances, self.language),
                 id_field=table.label("esbbq_template_id"),
                 findings=findings,
+                sources=[source] if any(source) else [],
+                source_columns=(table.label("bbq_category"), table.label("bbq_template_id")),
             )
         )
 
@@ -225,8 +253,6 @@ def _content(
     proper = is_set(row.get("proper_nouns_only"))
     fields = template_fields(data["row"])
     notes = {
-        table.label("label"): row.get("label"),
-        table.label("relevant_social_values"): row.get("relevant_social_values"),
         table.label("stated_gender_info"): row.get("stated_gender_info"),
         table.label("name1_info"): row.get("name1_info"),
         table.label("name2_info"): row.get("name2_info"),
@@ -250,6 +276,12 @@ def _content(
         "stereotyped_groups": fields["stereotyped_groups"],
         "non_stereotyped_groups": parse_list(row.get("non_stereotyped_groups")),
         "subcategory": row.get("subcategory"),
+        "transformation_type": LABELS.get(row.get("label").casefold(), ""),
+        # The BBQ template adapted, as written (the link to it is made by --adapted-from).
+        "original_bbq_id": " ".join(
+            part for part in (row.get("bbq_category"), row.get("bbq_template_id")) if part
+        )[:50],
+        "relevant_social_values": row.get("relevant_social_values"),
         "source": "\n".join(fields["source"]),
         "notes": "\n".join(f"{label}: {value}" for label, value in notes.items() if value),
         "status": ReviewStatus.DRAFT.value,

@@ -1,4 +1,5 @@
-"""python manage.py import_benchmark --format FORMAT --dataset NAME [--strict] [--json] FILE..."""
+"""python manage.py import_benchmark --format FORMAT --dataset NAME [--adapted-from SOURCE]
+[--strict] [--json] FILE..."""
 
 from __future__ import annotations
 
@@ -42,6 +43,16 @@ class Command(BaseCommand):
             "each template; the same seed reproduces the same instances). Default 0.",
         )
         parser.add_argument(
+            "--adapted-from",
+            default="",
+            dest="adapted_from",
+            metavar="SOURCE",
+            help="esbbq/cabbq: the dataset these templates adapt (e.g. a BBQ import): its "
+            "source is set, each template is linked to the source template its row names "
+            "(bbq_category + bbq_template_id; a missing one is a finding), and every source "
+            "template no row adapts is Sample-Removed. An unknown SOURCE rejects the import.",
+        )
+        parser.add_argument(
             "--strict",
             action="store_true",
             help="Reject the import if there is any finding (for authoring pipelines).",
@@ -63,6 +74,7 @@ class Command(BaseCommand):
         category: str,
         seed: int,
         strict: bool,
+        adapted_from: str,
         as_json: bool,
         files,
         **kw,
@@ -96,6 +108,7 @@ class Command(BaseCommand):
                 category=category,
                 seed=seed,
                 strict=strict,
+                adapted_from=adapted_from,
             )
         except ImportRejected as rejected:
             command_import_rejected(command=self, rejected=rejected, as_json=as_json)
