@@ -47,9 +47,13 @@ def _permutations(form: TemplateAuthoringForm, template: Template | None) -> boo
 def _preview(
     form: TemplateAuthoringForm, template: Template | None, version: TemplateVersion | None
 ) -> authoring.Preview:
-    """The preview of what the form holds (valid or not: its own errors are findings too)."""
-    form.is_valid()
-    content = form.content()
+    """The preview of what the form holds (valid or not: its own errors are findings too);
+    of the version itself before anything is typed."""
+    if form.is_bound:
+        form.is_valid()
+        content = form.content()
+    else:
+        content = {}
     if version is not None:  # an edit keeps what the form does not show (its generator, ...)
         content = {**_current_content(version), **content}
     external_id = template.external_id if template else form.data.get("external_id", "")
@@ -58,7 +62,8 @@ def _preview(
         permutations=_permutations(form, template),
         template_id=external_id or "preview",
     )
-    preview.findings = form.field_errors() + preview.findings
+    if form.is_bound:
+        preview.findings = form.field_errors() + preview.findings
     return preview
 
 
