@@ -37,6 +37,23 @@ def _current_content(version: TemplateVersion) -> dict[str, Any]:
     return {name: getattr(version, name) for name in TEMPLATE_CONTENT_FIELDS}
 
 
+def _changes_since(template: Template, number: int, content: dict[str, Any]) -> dict[str, Any]:
+    """The fields of `content` that differ from version `number` (what the researcher changed
+    since they started), so that saving on top of a newer version keeps that version's own
+    changes to the other fields."""
+    base = template.versions.get(number=number)
+    resolved, _ = authoring.content_resolved(dict(content))
+    changes = {
+        name: content[name]
+        for name in content
+        if name not in ("placeholder_sources", "status") and resolved[name] != getattr(base, name)
+    }
+    if {"placeholders", "placeholder_groups"} & set(changes):
+        for name in ("placeholders", "placeholder_groups", "placeholder_sources"):
+            changes[name] = content[name]
+    return {**changes, "status": content["status"]}
+
+
 def _permutations(form: TemplateAuthoringForm, template: Template | None) -> bool:
     if template is not None:
         return template.dataset.name_permutations
@@ -209,21 +226,31 @@ def template_edit(request: HttpRequest, pk: int) -> HttpResponse:
     form = TemplateAuthoringForm(request.POST, template=template, version=current)
     if not form.is_valid():
         return _render(request, form, template=template, version=current, status=400)
-    # "Save over the newer version" (the conflict panel's button) names that version.
-    base = _int(request.POST.get("rebase")) or form.cleaned_data["base_version"]
+    content = form.content()
+    base = form.cleaned_data["base_version"]
+    rebase = _int(request.POST.get("rebase"))
+    if rebase:
+        # "Save my changes on top of the newer version" (the conflict panel's button): only
+        # what this researcher changed from the version they started from is applied.
+        content = _changes_since(template, base, content)
+        base = rebase
     try:
         version = services.template_edit(
             template=template,
-            changes=form.content(),
+            changes=content,
             edited_by=request.user,
             base_number=base,
             allow_problems=True,
         )
     except services.TemplateEditConflict as conflict:
+        mine_only = _changes_since(template, conflict.base.number, form.content())
         yours, _ = authoring.content_resolved(
             {**_current_content(conflict.current), **form.content()}
         )
         mine = TemplateVersion(**yours)
+        theirs = version_changes(conflict.current, conflict.base)
+        started, _ = authoring.content_resolved({**_current_content(conflict.base), **mine_only})
+        mine_changes = version_changes(TemplateVersion(**started), conflict.base)
         return _render(
             request,
             form,
@@ -234,8 +261,10 @@ def template_edit(request: HttpRequest, pk: int) -> HttpResponse:
             conflict={
                 "base": conflict.base,
                 "current": conflict.current,
-                "theirs": version_changes(conflict.current, conflict.base),
+                "theirs": theirs,
                 "yours": version_changes(mine, conflict.current),
+                "mine": mine_changes,
+                "both": sorted({c["field"] for c in theirs} & {c["field"] for c in mine_changes}),
             },
         )
     except KasautiError as exc:

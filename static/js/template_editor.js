@@ -7,7 +7,8 @@
   "use strict";
   const form = document.getElementById("template-form");
   if (!form) return;
-  const url = form.dataset.previewUrl;
+  // getAttribute, not form.dataset: the form has a control named "dataset", which shadows it.
+  const url = form.getAttribute("data-preview-url");
   const DEBOUNCE_MS = 250;
   let timer = null;
   let sent = 0; // requests sent; only the newest answer is shown
@@ -96,7 +97,7 @@
       });
       if (!response.ok || number !== sent) return;
       show(await response.json());
-      form.dataset.previewed = String(number);
+      form.setAttribute("data-previewed", String(number));
     } catch (error) {
       // A dropped request changes nothing on the page; the next keystroke tries again.
     } finally {

@@ -350,11 +350,14 @@ def test_a_concurrent_edit_is_refused_with_nothing_written(
     yours = page[page.index('id="conflict-yours"') :]
     assert "<ins>समय पर </ins>था?" in yours.split("</section>")[0]
     assert "कौन समय पर था?" in page.split('id="template-form"')[1]  # the researcher's text kept
-    # Saving over the newer version, on purpose: v3, with both changes in the history.
+    assert "<ins>समय पर </ins>था?" in page[page.index('id="conflict-mine"') :]
+    assert 'id="conflict-both"' not in page  # they changed different fields
+    # Saving on top of the newer version, on purpose: v3 has both changes.
     response = _edit(client, template, mine, 1, rebase="2")
     assert response.status_code == 302
     latest = selectors.template_current_versions(templates=[template]).get()
     assert latest.number == 3 and latest.question_non_negative == "कौन समय पर था?"
+    assert latest.question_negative == "टिकट किसने खोया?"  # their change is kept too
 
 
 def test_a_draft_with_errors_is_saved_but_cannot_be_approved(
