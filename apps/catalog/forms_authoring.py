@@ -32,6 +32,17 @@ VALUES, VOCABULARY = "values", "vocabulary"
 FORMS = ("def", "indef")  # the -def / -indef forms of a list, aligned line by line
 _WORD_KEY = re.compile(r"^ph-(WORD\d+)-")
 _LABEL_SEPARATOR = "|"
+# A new template's identity and the edit's base version: not content, checked on save only.
+IDENTITY_FIELDS = (
+    "__all__",
+    "dataset",
+    "external_id",
+    "category",
+    "new_category",
+    "question_index",
+    "variant",
+    "base_version",
+)
 LANGUAGE_RE = r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$"
 
 TEXTS = {
@@ -67,6 +78,7 @@ class PlaceholderListForm(forms.Form):
         initial=VALUES,
         widget=forms.RadioSelect,
         label="Values come from",
+        required=False,  # not posted: typed values
     )
     values = forms.CharField(
         required=False,
@@ -330,11 +342,13 @@ class TemplateAuthoringForm(forms.Form):
         return data
 
     def field_errors(self) -> list[dict[str, str]]:
-        """The form's own errors as preview findings ({"field", "level", "message"}): a list's
-        errors name the list (NAME1), the others their field."""
+        """The form's own errors about the content as preview findings ({"field", "level",
+        "message"}): a list's errors name the list (NAME1), the others their field. The
+        identity fields (template id, dataset, category) are checked when saving."""
         out = [
-            {"field": name if name != "__all__" else "", "level": "error", "message": message}
+            {"field": name, "level": "error", "message": message}
             for name, messages in self.errors.items()
+            if name not in IDENTITY_FIELDS
             for message in messages
         ]
         for form in self.lists:
