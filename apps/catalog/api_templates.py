@@ -265,12 +265,47 @@ class TemplateDetailApi(generics.RetrieveAPIView):
         return self._edit(request, pk, TemplateReplaceInput)
 
 
+class TemplatePreviewFindingOutput(serializers.Serializer):
+    field = serializers.CharField()
+    level = serializers.ChoiceField([authoring.ERROR, authoring.WARNING])
+    message = serializers.CharField()
+
+
+class TemplatePreviewAxisOutput(serializers.Serializer):
+    name = serializers.CharField()
+    size = serializers.IntegerField()
+
+
+class TemplatePreviewInstanceOutput(serializers.Serializer):
+    combination = serializers.IntegerField()
+    name_order = serializers.CharField()
+    context_condition = serializers.CharField()
+    question_polarity = serializers.CharField()
+    pairing = serializers.CharField()
+    context = serializers.CharField()
+    question = serializers.CharField()
+    answers = serializers.ListField(child=serializers.CharField())
+    option_roles = serializers.ListField(child=serializers.CharField())
+    label = serializers.IntegerField()
+
+
+class TemplatePreviewOutput(serializers.Serializer):
+    count = serializers.IntegerField(allow_null=True)
+    axes = TemplatePreviewAxisOutput(many=True)
+    per_combination = serializers.IntegerField()
+    language = serializers.CharField()
+    instances = TemplatePreviewInstanceOutput(many=True)
+    findings = TemplatePreviewFindingOutput(many=True)
+    error_count = serializers.IntegerField()
+
+
 class TemplatePreviewApi(generics.GenericAPIView):
     """What a template content would produce, without writing anything: the exact number of
     instances (counted, never enumerated), the first instances, and the findings by field
     (errors refuse approval; warnings are what the importers report). With `template`, the
     content is an edit of that template (fields not given keep their current values)."""
 
+    @extend_schema_serializer(component_name="TemplatePreviewInput")
     class InputSerializer(TemplateContentInput):
         dataset = serializers.SlugRelatedField(
             slug_field="name",
@@ -286,41 +321,11 @@ class TemplatePreviewApi(generics.GenericAPIView):
             required=False, min_value=0, max_value=100, default=authoring.PREVIEW_INSTANCES
         )
 
-    class FindingOutput(serializers.Serializer):
-        field = serializers.CharField()
-        level = serializers.ChoiceField([authoring.ERROR, authoring.WARNING])
-        message = serializers.CharField()
-
-    class AxisOutput(serializers.Serializer):
-        name = serializers.CharField()
-        size = serializers.IntegerField()
-
-    class InstanceOutput(serializers.Serializer):
-        combination = serializers.IntegerField()
-        name_order = serializers.CharField()
-        context_condition = serializers.CharField()
-        question_polarity = serializers.CharField()
-        pairing = serializers.CharField()
-        context = serializers.CharField()
-        question = serializers.CharField()
-        answers = serializers.ListField(child=serializers.CharField())
-        option_roles = serializers.ListField(child=serializers.CharField())
-        label = serializers.IntegerField()
-
-    class OutputSerializer(serializers.Serializer):
-        count = serializers.IntegerField(allow_null=True)
-        axes = serializers.ListField(child=serializers.DictField())
-        per_combination = serializers.IntegerField()
-        language = serializers.CharField()
-        instances = serializers.ListField(child=serializers.DictField())
-        findings = serializers.ListField(child=serializers.DictField())
-        error_count = serializers.IntegerField()
-
     permission_classes = [ResearcherOrReadOnly]
-    serializer_class = OutputSerializer
+    serializer_class = TemplatePreviewOutput
     queryset = Template.objects.none()  # for the schema
 
-    @extend_schema(request=InputSerializer, responses={200: OutputSerializer})
+    @extend_schema(request=InputSerializer, responses={200: TemplatePreviewOutput})
     def post(self, request):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
