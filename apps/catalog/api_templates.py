@@ -297,6 +297,7 @@ class TemplatePreviewOutput(serializers.Serializer):
     instances = TemplatePreviewInstanceOutput(many=True)
     findings = TemplatePreviewFindingOutput(many=True)
     error_count = serializers.IntegerField()
+    warning_count = serializers.IntegerField()
 
 
 class TemplatePreviewApi(generics.GenericAPIView):

@@ -65,6 +65,7 @@ class Preview:
             "instances": self.instances,
             "findings": self.findings,
             "error_count": len(self.errors),
+            "warning_count": len(self.findings) - len(self.errors),
         }
 
 

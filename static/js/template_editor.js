@@ -78,6 +78,7 @@
       preview.axes.map((axis) => `${axis.size} ${axis.name} × `).join("") +
       String(preview.per_combination);
     el("preview-errors").textContent = String(preview.error_count);
+    el("preview-warnings").textContent = String(preview.warning_count);
     el("preview-status").textContent = preview.error_count
       ? "With errors the version is saved as a draft that is neither instantiated nor approved."
       : "";
