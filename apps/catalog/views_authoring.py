@@ -41,7 +41,9 @@ def _changes_since(template: Template, number: int, content: dict[str, Any]) -> 
     """The fields of `content` that differ from version `number` (what the researcher changed
     since they started), so that saving on top of a newer version keeps that version's own
     changes to the other fields."""
-    base = template.versions.get(number=number)
+    base = template.versions.filter(number=number).first()
+    if base is None:
+        raise KasautiError(f"{template.external_id} has no version {number}")
     resolved, _ = authoring.content_resolved(dict(content))
     changes = {
         name: content[name]
@@ -229,12 +231,12 @@ def template_edit(request: HttpRequest, pk: int) -> HttpResponse:
     content = form.content()
     base = form.cleaned_data["base_version"]
     rebase = _int(request.POST.get("rebase"))
-    if rebase:
-        # "Save my changes on top of the newer version" (the conflict panel's button): only
-        # what this researcher changed from the version they started from is applied.
-        content = _changes_since(template, base, content)
-        base = rebase
     try:
+        if rebase:
+            # "Save my changes on top of the newer version" (the conflict panel's button):
+            # only what this researcher changed from the version they started from is applied.
+            content = _changes_since(template, base, content)
+            base = rebase
         version = services.template_edit(
             template=template,
             changes=content,

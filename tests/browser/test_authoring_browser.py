@@ -230,4 +230,9 @@ def test_a_list_from_a_vocabulary_chosen_with_the_keyboard(live_server, open_as,
     expect(page.locator("#findings-stereotyped_groups")).to_contain_text("cannot tell which")
     page.fill("#id_stereotyped_groups", "M")
     expect(page.locator("#preview-warnings")).to_have_text("0")
+    # HTML typed in a field is shown as text in the live preview, never as markup.
+    page.fill("#id_question_negative", "<b>टिकट</b> <img src=x onerror=alert(1)> कौन भूल गया?")
+    question = page.locator("#preview-instances li.instance .question").first
+    expect(question).to_contain_text("<b>टिकट</b> <img src=x")
+    assert page.locator("#preview-instances b, #preview-instances img").count() == 0
     shot(page, "authoring_vocabulary_1366")

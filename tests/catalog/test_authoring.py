@@ -519,3 +519,42 @@ def test_first_instances_are_drawn_lazily(unknowns):
     first = list(islice(instantiation.generate(spec, ["पता नहीं", "कहा नहीं जा सकता"]), 12))
     shown = authoring.template_preview(content=HINDI).instances
     assert [s["context"] for s in shown] == [g.context for g in first]
+
+
+def test_text_is_saved_in_nfc(client, researcher, dataset, category, unknowns):
+    """A decomposed Tamil vowel sign (ெ + ா) typed in the browser is stored composed (ொ)."""
+    client.force_login(researcher)
+    decomposed = "{{NAME1}} और {{NAME2}} இ\u0bb0\u0bc6\u0bbeம்ப நேரம் இருந்தனர்."
+    data = _post_data(
+        {**HINDI, "ambiguous_context": decomposed, "placeholders": {
+            "NAME1": ["दादा", "दादी"], "NAME2": ["पोता", "पोती", "नाती"]}},
+        external_id="Age-nfc", category=str(category.pk),
+    )  # fmt: skip
+    assert (
+        client.post(reverse("web:dataset-template-new", args=[dataset.pk]), data).status_code == 302
+    )
+    saved = TemplateVersion.objects.get(template__external_id="Age-nfc").ambiguous_context
+    assert "\u0bca" in saved and "\u0bc6\u0bbe" not in saved
+
+
+def test_an_unknown_base_version_is_refused_cleanly(
+    client, researcher, dataset, category, unknowns
+):
+    template = _saved_template(dataset, category, researcher)
+    client.force_login(researcher)
+    response = _edit(client, template, HINDI, 7, rebase="1")
+    assert response.status_code == 400 and "has no version 7" in response.content.decode()
+    assert template.versions.count() == 1
+
+
+def test_api_keeps_a_draft_with_problems_when_asked(
+    researcher_client, dataset, category, researcher, unknowns
+):
+    template = _saved_template(dataset, category, researcher)
+    url = f"/api/templates/{template.pk}/"
+    broken = {"disambiguating_context": "किसी के पास टिकट नहीं था।", "status": "draft"}
+    assert researcher_client.patch(url, broken, format="json").status_code == 400
+    response = researcher_client.patch(url, {**broken, "allow_problems": True}, format="json")
+    assert response.status_code == 200
+    problems = response.json()["current_version"]["problems"]
+    assert [p["field"] for p in problems] == ["disambiguating_context"]
