@@ -258,9 +258,11 @@ class TemplateAuthoringForm(forms.Form):
         template: Template | None = None,
         dataset: Dataset | None = None,
         version: TemplateVersion | None = None,
+        dataset_fixed: bool = False,
         **kwargs: Any,
     ) -> None:
         self.template = template
+        self.dataset_fixed = dataset_fixed
         if version is not None:
             kwargs.setdefault("initial", self.initial_from(version))
         super().__init__(*args, **kwargs)
@@ -274,6 +276,8 @@ class TemplateAuthoringForm(forms.Form):
             self.fields["base_version"].required = True
         elif dataset is not None:
             self.fields["dataset"].initial = dataset.pk
+            # The page of one dataset: shown, not changeable (the posted value is ignored).
+            self.fields["dataset"].disabled = dataset_fixed
         self.lists = [
             PlaceholderListForm(
                 self.data if self.is_bound else None,

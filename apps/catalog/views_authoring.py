@@ -156,14 +156,12 @@ def _saved(request: HttpRequest, version: TemplateVersion, *, created: bool) -> 
 
 
 def _template_new(request: HttpRequest, dataset: Dataset | None) -> HttpResponse:
+    fixed = dataset is not None
     if request.method == "GET":
         wanted = dataset or Dataset.objects.filter(pk=_int(request.GET.get("dataset"))).first()
-        form = TemplateAuthoringForm(dataset=wanted)
+        form = TemplateAuthoringForm(dataset=wanted, dataset_fixed=fixed)
         return _render(request, form, template=None, version=None, dataset=dataset)
-    data = request.POST.copy()
-    if dataset is not None:
-        data["dataset"] = str(dataset.pk)
-    form = TemplateAuthoringForm(data)
+    form = TemplateAuthoringForm(request.POST, dataset=dataset, dataset_fixed=fixed)
     if not form.is_valid():
         return _render(request, form, template=None, version=None, dataset=dataset, status=400)
     cleaned = form.cleaned_data

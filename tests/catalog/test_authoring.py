@@ -558,3 +558,15 @@ def test_api_keeps_a_draft_with_problems_when_asked(
     assert response.status_code == 200
     problems = response.json()["current_version"]["problems"]
     assert [p["field"] for p in problems] == ["disambiguating_context"]
+
+
+def test_the_dataset_page_writes_into_its_own_dataset(
+    client, researcher, dataset, category, unknowns
+):
+    other = Dataset.objects.create(name="other")
+    client.force_login(researcher)
+    page = client.get(reverse("web:dataset-template-new", args=[dataset.pk])).content.decode()
+    assert f'name="dataset" value="{dataset.pk}"' in page  # posted with the preview
+    data = _post_data(HINDI, external_id="Age-04", category=str(category.pk), dataset=str(other.pk))
+    client.post(reverse("web:dataset-template-new", args=[dataset.pk]), data)
+    assert Template.objects.get(external_id="Age-04").dataset == dataset
