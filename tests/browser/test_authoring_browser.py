@@ -28,6 +28,15 @@ NO_NAMES = "किसी के पास टिकट नहीं था।"
 DISAMBIGUATING = "{{NAME1}} टिकट भूल गया था; {{NAME2}} के पास दो टिकट थे।"
 
 
+@pytest.fixture(autouse=True)
+def patient_expect():
+    """The preview answers after a 250 ms pause and a request: on the shared 2-core machine,
+    under other tests' load, give each expectation 15 s instead of Playwright's 5."""
+    expect.set_options(timeout=15_000)
+    yield
+    expect.set_options(timeout=5_000)
+
+
 @pytest.fixture
 def setup(transactional_db, demo_users):
     dataset = Dataset.objects.create(name="BharatBBQ-hi")
