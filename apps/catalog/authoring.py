@@ -120,12 +120,15 @@ def _warnings(content: dict[str, Any], spec: instantiation.TemplateSpec) -> list
 
 
 def _roles_warning(
-    combination: instantiation.Combination, stereotyped: list[str]
+    combination: instantiation.Combination, stereotyped: list[str], *, generator: str
 ) -> dict[str, str] | None:
     """ROLES_UNCLEAR when the written answer_info and the stereotyped groups do not single out
     the stereotyped option, as the instance readers judge a published row; a clear reading
     that names another option than the template's target is a warning too."""
-    roles, clear = roles_from_answer_info(combination.answer_info, stereotyped)
+    # EsBBQ's answer_info groups read "F, árabe": its reader takes the group after the comma.
+    roles, clear = roles_from_answer_info(
+        combination.answer_info, stereotyped, group_after_comma=generator == "esbbq"
+    )
     if not clear:
         _, message = ROLES_UNCLEAR
         return {
@@ -205,7 +208,7 @@ def template_preview(
     if shown:
         instances = [row for _, row in shown]
         stereotyped = [str(group) for group in content.get("stereotyped_groups") or []]
-        warning = _roles_warning(shown[0][0], stereotyped)
+        warning = _roles_warning(shown[0][0], stereotyped, generator=spec.generator)
         if warning:
             findings.append(warning)
     return Preview(
