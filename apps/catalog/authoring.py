@@ -72,7 +72,8 @@ class Preview:
 def content_resolved(content: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, str]]]:
     """The content with its vocabulary references resolved; a reference that cannot be (no
     such vocabulary, no entries of those groups) is an error finding on its placeholder, and
-    that placeholder is left out."""
+    that placeholder is left out. The content given is not changed."""
+    content = dict(content)
     placeholders = dict(content.get("placeholders") or {})
     findings: list[dict[str, str]] = []
     for name, spec in list(placeholders.items()):
@@ -87,9 +88,8 @@ def content_resolved(content: dict[str, Any]) -> tuple[dict[str, Any], list[dict
             del placeholders[name]
             continue
         placeholders[name] = one["placeholders"][name]
-        content.setdefault("placeholder_groups", {})
         content["placeholder_groups"] = {
-            **content["placeholder_groups"],
+            **(content.get("placeholder_groups") or {}),
             name: one["placeholder_groups"][name],
         }
     return {**content, "placeholders": placeholders}, findings
