@@ -27,6 +27,7 @@ urlpatterns = [
         name="dataset-instantiate",
     ),
     path("templates/", api_templates.TemplateListApi.as_view(), name="template-list"),
+    path("templates/preview/", api_templates.TemplatePreviewApi.as_view(), name="template-preview"),
     path("templates/<int:pk>/", api_templates.TemplateDetailApi.as_view(), name="template-detail"),
     path(
         "templates/<int:pk>/versions/",
