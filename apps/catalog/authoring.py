@@ -32,7 +32,7 @@ from .importers.values import unknown_placeholders
 from .models import TemplateVersion, UnknownExpression
 from .services.templates import (
     TEMPLATE_CONTENT_FIELDS,
-    _resolve_vocabulary_references,
+    template_vocabulary_resolve,
     template_problems,
 )
 
@@ -80,8 +80,8 @@ def content_resolved(content: dict[str, Any]) -> tuple[dict[str, Any], list[dict
         if not isinstance(spec, dict):
             continue
         try:
-            one = _resolve_vocabulary_references(
-                {"language": content.get("language", "en"), "placeholders": {name: spec}}
+            one = template_vocabulary_resolve(
+                content={"language": content.get("language", "en"), "placeholders": {name: spec}}
             )
         except KasautiError as error:
             findings.append({"field": name, "level": ERROR, "message": str(error)})

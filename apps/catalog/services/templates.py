@@ -42,7 +42,7 @@ TEMPLATE_CONTENT_FIELDS: tuple[str, ...] = tuple(
 )
 
 
-def _resolve_vocabulary_references(content: dict[str, Any]) -> dict[str, Any]:
+def template_vocabulary_resolve(*, content: dict[str, Any]) -> dict[str, Any]:
     """Replace placeholder references {"vocabulary": name, "groups": [...], "language": xx}
     by the vocabulary's values of those groups (all groups if none are named), with their
     group labels, and record the reference in placeholder_sources."""
@@ -118,7 +118,7 @@ def _validated_content(content: dict[str, Any], *, allow_problems: bool = False)
     """The content normalised (NFC), its vocabulary references resolved and its problems
     recorded. Problems refuse it, unless `allow_problems` (a draft saved from the studio, which
     must then be a draft)."""
-    content = _resolve_vocabulary_references(nfc_deep(content))
+    content = template_vocabulary_resolve(content=nfc_deep(content))
     content.pop("problems", None)
     unknown = set(content) - set(TEMPLATE_CONTENT_FIELDS)
     if unknown:
