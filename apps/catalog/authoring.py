@@ -32,8 +32,8 @@ from .importers.values import unknown_placeholders
 from .models import TemplateVersion, UnknownExpression
 from .services.templates import (
     TEMPLATE_CONTENT_FIELDS,
-    template_vocabulary_resolve,
     template_problems,
+    template_vocabulary_resolve,
 )
 
 # How many instances the preview shows (issue 21: "the first dozen").
