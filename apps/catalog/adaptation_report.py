@@ -297,6 +297,13 @@ def _count(
     )
 
 
+def _unit_id(question_index: str, external_id: str) -> str:
+    """The id a template is counted under: its question index (BBQ's Q_id, shared by its a/b
+    rows), or, for a template that has none, its own id: templates with no question index are
+    not one template."""
+    return question_index.strip() or f"#{external_id}"
+
+
 def adaptation_report(*, dataset: Dataset) -> AdaptationCounts:
     """The adaptation report of `dataset` (KasautiError if it adapts no dataset)."""
     source = dataset.adapted_from
@@ -308,7 +315,7 @@ def adaptation_report(*, dataset: Dataset) -> AdaptationCounts:
     source_templates = list(
         Template.objects.filter(dataset=source)
         .order_by("position", "id")
-        .values_list("pk", "category__name", "question_index")
+        .values_list("pk", "category__name", "question_index", "external_id")
     )
     current = {
         template_id: (proper, negative, non_negative)
@@ -328,21 +335,21 @@ def adaptation_report(*, dataset: Dataset) -> AdaptationCounts:
             SourceTemplate(
                 id=pk,
                 category=category,
-                question_index=question_index,
+                question_index=_unit_id(question_index, external_id),
                 proper_noun=current.get(pk, (False,))[0],
                 questions=tuple(current.get(pk, (False, "", ""))[1:]),
             )
-            for pk, category, question_index in source_templates
+            for pk, category, question_index, external_id in source_templates
         ],
         targets=[
             TargetTemplate(
                 id=pk,
                 category=category,
-                question_index=question_index,
+                question_index=_unit_id(question_index, external_id),
                 transformation_type=classes.get(pk, ""),
             )
-            for pk, category, question_index in target_templates.values_list(
-                "pk", "category__name", "question_index"
+            for pk, category, question_index, external_id in target_templates.values_list(
+                "pk", "category__name", "question_index", "external_id"
             )
         ],
         links=[
