@@ -166,3 +166,13 @@ def assert_text_boxes_show_everything(page) -> None:
             .map(t => t.name)"""
     )
     assert clipped == [], f"text cut off in {clipped}"
+
+
+def wait_job_page(page) -> str:
+    """Wait until the job page the browser shows has finished; its final status."""
+    page.wait_for_function(
+        "() => ['succeeded', 'failed'].includes("
+        "document.getElementById('job-status').textContent.trim())",
+        timeout=90_000,
+    )
+    return page.text_content("#job-status").strip()

@@ -15,7 +15,7 @@ from apps.catalog.services import dataset_instantiate
 from tests.factories import CategoryFactory, TemplateFactory, TemplateVersionFactory
 
 from .conftest import PASSWORD
-from .support import assert_fits, navigates, shot
+from .support import assert_fits, navigates, shot, wait_job_page
 
 pytestmark = [
     pytest.mark.browser,
@@ -104,15 +104,6 @@ def _judge(campaign, user, keys_by_template: dict[str, str]) -> None:
         )
 
 
-def _wait_job_page(page) -> str:
-    page.wait_for_function(
-        "() => ['succeeded', 'failed'].includes("
-        "document.getElementById('job-status').textContent.trim())",
-        timeout=90_000,
-    )
-    return page.text_content("#job-status").strip()
-
-
 @pytest.mark.celery_worker
 def test_release_after_an_adjudicators_edit(
     live_server, open_as, people, dataset, celery_worker_process
@@ -165,7 +156,7 @@ def test_release_after_an_adjudicators_edit(
     # A reviewed release works now (the edited template is not part of it).
     with navigates(rekha):
         rekha.click("#release-button")
-    assert _wait_job_page(rekha) == "succeeded", Job.objects.filter(kind="release").last().error
+    assert wait_job_page(rekha) == "succeeded", Job.objects.filter(kind="release").last().error
     first = Release.objects.get(dataset=dataset)
     assert first.counts["total"] == 32  # T-age and T-bus
 
@@ -182,7 +173,7 @@ def test_release_after_an_adjudicators_edit(
     assert rekha.locator("#release-stale").count() == 0
     with navigates(rekha):
         rekha.click("#release-button")
-    assert _wait_job_page(rekha) == "succeeded"
+    assert wait_job_page(rekha) == "succeeded"
     second = Release.objects.get(dataset=dataset, number=2)
     assert second.counts["total"] == 48
     assert second.memberships.filter(instance__template_version=v2).count() == 16

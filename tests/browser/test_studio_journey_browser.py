@@ -32,7 +32,7 @@ from apps.releases.models import Release
 from tests.factories import TemplateFactory, TemplateVersionFactory
 
 from .conftest import PASSWORD
-from .support import assert_fits, navigates, shot
+from .support import assert_fits, navigates, shot, wait_job_page
 
 pytestmark = [
     pytest.mark.browser,
@@ -108,15 +108,6 @@ def patient_expect():
     expect.set_options(timeout=15_000)
     yield
     expect.set_options(timeout=5_000)
-
-
-def _wait_job_page(page) -> str:
-    page.wait_for_function(
-        "() => ['succeeded', 'failed'].includes("
-        "document.getElementById('job-status').textContent.trim())",
-        timeout=90_000,
-    )
-    return page.text_content("#job-status").strip()
 
 
 def _adapt(page, base: str, target: Dataset, source: Template) -> Template:
@@ -278,7 +269,7 @@ def test_adapt_three_write_one_validate_and_release(
     page.goto(f"{base}/datasets/{target.pk}/releases/")
     with navigates(page):
         page.click("#release-button")
-    assert _wait_job_page(page) == "succeeded"
+    assert wait_job_page(page) == "succeeded"
     release = Release.objects.get(dataset=target)
     assert release.counts["total"] == 72
     assert release.memberships.filter(instance__template_version=versions[3]).count() == 24

@@ -69,6 +69,16 @@ def _source_template(dataset: Dataset, source_template: Template) -> None:
         )
 
 
+def _refuse_removed(dataset: Dataset, source_template: Template) -> None:
+    if Adaptation.objects.filter(
+        dataset=dataset, source=source_template, template__isnull=True
+    ).exists():
+        raise ConflictError(
+            f"{source_template.external_id} is marked Sample-Removed in {dataset.name}: "
+            "restore it before adapting it"
+        )
+
+
 def _adapted_id(dataset: Dataset, source_template: Template) -> str:
     """The new template's id: the source's, made unique in the dataset (-2, -3, ...)."""
     base = source_template.external_id[:95]
@@ -106,13 +116,7 @@ def adaptation_start(
             "Newly-Created a template with no source)"
         )
     with transaction.atomic():
-        if Adaptation.objects.filter(
-            dataset=dataset, source=source_template, template__isnull=True
-        ).exists():
-            raise ConflictError(
-                f"{source_template.external_id} is marked Sample-Removed in {dataset.name}: "
-                "restore it before adapting it"
-            )
+        _refuse_removed(dataset, source_template)
         source_version = selectors.template_current_versions(templates=[source_template]).get()
         content = {name: getattr(source_version, name) for name in TEMPLATE_CONTENT_FIELDS}
         content.update(
@@ -153,12 +157,7 @@ def adaptation_link(
     if template.dataset_id != dataset.pk:
         raise KasautiError(f"{template.external_id} is not a template of {dataset.name}")
     with transaction.atomic():
-        if Adaptation.objects.filter(
-            dataset=dataset, source=source_template, template__isnull=True
-        ).exists():
-            raise ConflictError(
-                f"{source_template.external_id} is marked Sample-Removed in {dataset.name}"
-            )
+        _refuse_removed(dataset, source_template)
         link, _ = Adaptation.objects.get_or_create(
             dataset=dataset,
             source=source_template,
