@@ -20,7 +20,8 @@ from, in `generator_data`, with the seed of the import. BBQ's category is the fi
 generator's `cat`); a Category cell that names another category is a finding, as are every
 other defect of the published data (see `_findings`). Rows the original generator could not
 run (a Known_stereotyped_groups cell that is not a list, too few names to sample) reject the
-import, with every such problem listed.
+import, with every such problem listed. A `Kasauti_seed` column (written by Kasauti's export,
+bbq/export.py) gives a row's seed instead of the import's.
 """
 
 from __future__ import annotations
@@ -220,6 +221,18 @@ class BbqReader(Reader):
                 f"published; this one is {external_id}",
                 q_id,
             )
+        # Kasauti_seed: the seed a Kasauti export recorded for this row (bbq/export.py); it
+        # wins over the import's --seed, so the re-import draws what the original drew.
+        seed = self.seed
+        if row.get("kasauti_seed"):
+            try:
+                seed = int(row.get("kasauti_seed"))
+            except ValueError:
+                result.problem(
+                    file, line, table.label("kasauti_seed"),
+                    f"expected a whole number, got {row.get('kasauti_seed')!r}",
+                )  # fmt: skip
+                return
         cells = {key: (row.get_raw(key) if table.has(key) else None) for key in ROW_CELLS}
         proper = cells.get("proper_nouns_only") == "TRUE"
         if not self._vocabulary_available(table, row, cat, cells, proper, result):
@@ -229,7 +242,7 @@ class BbqReader(Reader):
         groups = parse_group_list(row.get(groups_column))
         data: dict[str, Any] = {
             "category": cat,
-            "seed": self.seed,
+            "seed": seed,
             "row": cells,
             "stereotyped_groups": groups,
             "unknown_options": list(UNKNOWN_OPTIONS),
