@@ -297,3 +297,45 @@ def kasauti_template_fields(cell: str) -> dict[str, Any]:
     if not isinstance(payload.get("generator"), str):
         raise ValueError("generator must be a string")
     return nfc_deep(payload)
+
+
+# --- what a round trip keeps --------------------------------------------------------------------
+
+# Every Instance column that is content (not a key, a dataset, a version or a time): importing an
+# export into a new dataset and instantiating it must give these exactly, in this order.
+ROUNDTRIP_COLUMNS = (
+    "category__name",
+    "example_id",
+    "language",
+    "question_index",
+    "combination",
+    "name_order",
+    "context_condition",
+    "question_polarity",
+    "pairing",
+    "proper_noun",
+    "noun_form",
+    "additional_metadata",
+    "placeholder_values",
+    "context",
+    "question",
+    "ans0",
+    "ans1",
+    "ans2",
+    "option_roles",
+    "answer_info",
+    "label",
+    "template_version__template__external_id",
+)
+
+
+def roundtrip_rows(*, dataset: Any) -> list[tuple]:
+    """The dataset's live original instances as ROUNDTRIP_COLUMNS tuples, by category and
+    example id (what `export_templates` round trips are checked on)."""
+    from apps.catalog.models import Instance
+
+    return list(
+        Instance.objects.filter(dataset=dataset, retired_at__isnull=True, source_instance=None)
+        .order_by("category__name", "example_id")
+        .values_list(*ROUNDTRIP_COLUMNS)
+    )

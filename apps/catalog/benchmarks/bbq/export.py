@@ -4,7 +4,9 @@ category, `vocabulary.csv` and `vocabulary_proper_names.csv`.
 An imported template is written from the cells the importer kept for BBQ's generator
 (`generator_data["row"]`: Q_id, version, Names, Lexical_diversity, the group columns, ...; a
 column absent from the original sheet stays absent) and the version's texts (an edited text is
-exported as edited); Notes is the version's source. The vocabularies are the rows the
+exported as edited); Notes is the version's source (its outer spaces are not kept by the
+import); Category is the file's category, or the cell as published where it said otherwise
+(the import's `category-label` finding keeps it). The vocabularies are the rows the
 templates were generated with (per category; all templates must agree). BBQ's draws are seeded
 per template from the import's seed, so every row also carries `Kasauti_seed`, a column BBQ's
 scripts do not read and Kasauti's reader uses instead of `--seed`: the re-import draws the same
@@ -116,8 +118,12 @@ def write(templates: list[ExportTemplate]) -> list[ExportFile]:
                 )
     if problems:
         raise ExportRefused(problems)
+    labels = _category_cells(templates)
     files = [
-        ExportFile(f"templates/new_templates - {file_stem(category)}.csv", _sheet(category, items))
+        ExportFile(
+            f"templates/new_templates - {file_stem(category)}.csv",
+            _sheet(category, items, labels),
+        )
         for category, items in sheets.items()
     ]
     files.append(
@@ -142,7 +148,20 @@ def write(templates: list[ExportTemplate]) -> list[ExportFile]:
     return files
 
 
-def _sheet(category: str, items: list[ExportTemplate]) -> bytes:
+def _category_cells(templates: list[ExportTemplate]) -> dict[int, str]:
+    """Template id -> its Category cell as published where it named the category otherwise
+    (RaceEthnicity, Gender_x_race): the import kept it as a `category-label` finding. BBQ's
+    scripts copy the cell into their output, so it is written back as it was."""
+    from apps.catalog.models import Finding
+
+    found = Finding.objects.filter(
+        template_version__template__in=[item.template for item in templates],
+        kind="category-label",
+    ).values_list("template_version__template_id", "original")
+    return dict(found)
+
+
+def _sheet(category: str, items: list[ExportTemplate], labels: dict[int, str]) -> bytes:
     first = items[0].version.generator_data["row"]
     columns = [
         (header, source)
@@ -155,7 +174,15 @@ def _sheet(category: str, items: list[ExportTemplate]) -> bytes:
         columns.insert(15, ("Known_stereotyped_groups", "row:known_stereotyped_groups"))
     return csv_bytes(
         [header for header, _ in columns],
-        ([_value(item, category, source) for _, source in columns] for item in items),
+        (
+            [
+                labels.get(item.template.pk, category)
+                if source == "category"
+                else _value(item, category, source)
+                for _, source in columns
+            ]
+            for item in items
+        ),
     )
 
 
