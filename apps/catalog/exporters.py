@@ -39,9 +39,11 @@ from apps.core.text import nfc, nfc_deep
 # The extra column of a Kasauti-written template (header as written; its canonical key below).
 KASAUTI_COLUMN = "Kasauti_template"
 KASAUTI_KEY = "kasauti_template"
-# What the column carries: the version fields a benchmark's columns cannot say exactly.
+# What the column carries: the version fields a benchmark's columns cannot say exactly (the
+# language too: a layout's import takes one language for all its rows).
 KASAUTI_FIELDS = (
     "generator",
+    "language",
     "placeholders",
     "placeholder_groups",
     "target_placeholder",

@@ -386,7 +386,7 @@ class BharatBbqReader(Reader):
             category=category,
             question_index=q_id,
             variant=version,
-            language=self.language,
+            language=kasauti.get("language") or self.language if kasauti else self.language,
             texts=texts,
             placeholders=placeholders,
             placeholder_groups=placeholder_groups,
