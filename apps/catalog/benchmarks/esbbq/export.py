@@ -15,6 +15,7 @@ generator must be able to run that row (it is checked here), since the EsBBQ rea
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -182,6 +183,17 @@ def _kasauti_row(item: ExportTemplate) -> tuple[dict[str, Any], str]:
             )
         column = "names" if key.startswith("NAME") else "lexical_diversity"
         lists[column].append(f"{key}: [{', '.join(values)}]")
+    # EsBBQ tells the stereotyped NAME by its *_info being among the stereotyped groups.
+    groups = version.placeholder_groups or {}
+    target = version.target_placeholder
+    other = "NAME2" if target == "NAME1" else "NAME1"
+    stereotyped = list(version.stereotyped_groups) or list(dict.fromkeys(groups.get(target, [])))
+    infos = {
+        target: ", ".join(stereotyped),
+        other: ", ".join(
+            list(version.non_stereotyped_groups) or list(dict.fromkeys(groups.get(other, [])))
+        ),
+    }
     row: dict[str, Any] = {
         "esbbq_template_id": template.question_index or template.external_id,
         "version": template.variant,
@@ -196,9 +208,13 @@ def _kasauti_row(item: ExportTemplate) -> tuple[dict[str, Any], str]:
         "answer_negative": version.answer_negative,
         "answer_non_negative": version.answer_non_negative,
         "relevant_social_values": version.relevant_social_values,
-        "stereotyped_groups": str(list(version.stereotyped_groups)),
+        "stereotyped_groups": json.dumps(stereotyped, ensure_ascii=False),
+        "name1_info": infos["NAME1"],
+        "name2_info": infos["NAME2"],
         "non_stereotyped_groups": (
-            str(list(version.non_stereotyped_groups)) if version.non_stereotyped_groups else ""
+            json.dumps(list(version.non_stereotyped_groups), ensure_ascii=False)
+            if version.non_stereotyped_groups
+            else ""
         ),
         "proper_nouns_only": "1" if version.proper_noun else "",
         "esbbq_source": version.source,
