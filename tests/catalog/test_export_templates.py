@@ -39,11 +39,15 @@ from .test_bbq_import import (
 )
 from .test_import_esbbq import (
     AGE,
+    RACE_VOCABULARY,
+    SES_VOCABULARY,
     proper_names_file,
+    ses_occupation,
     template,
     templates_file,
     vocabulary_file,
 )
+from .test_import_esbbq import PROPER_NAMES as ESBBQ_PROPER_NAMES
 from .test_import_support import bharat_file, bharat_row, csv_bytes
 
 pytestmark = pytest.mark.django_db
@@ -275,15 +279,6 @@ def test_a_broken_kasauti_template_cell_is_a_problem_naming_the_column() -> None
 
 # --- EsBBQ / CaBBQ ------------------------------------------------------------------------------
 
-from .test_import_esbbq import (  # noqa: E402 - grouped with the EsBBQ tests
-    PROPER_NAMES as ESBBQ_PROPER_NAMES,
-)
-from .test_import_esbbq import (  # noqa: E402
-    RACE_VOCABULARY,
-    SES_VOCABULARY,
-    ses_occupation,
-)
-
 LEFT_OUT = ["SES", "Occupation", "barrendero", "escombriaire", "l'escombriaire", "barrendera",
             "escombriaire", "l'escombriaire", "lowSES", False]  # fmt: skip
 RACE = template(
@@ -382,7 +377,11 @@ def test_esbbq_edits_and_the_adaptation_record_are_written_back() -> None:
     assert_same_instances(original, copy)
     age = sheet_rows(exported, "Age.xlsx")[0]
     assert age["ambiguous_context_es"] == "La semana pasada vi a un {{NAME1}} con su {{NAME2}} ahí."
-    assert (age["label"], age["bbq_template_id"], age["bbq_category"]) == ("m", 1, "Age")  # a number, as EsBBQ stores ids
+    assert (age["label"], age["bbq_template_id"], age["bbq_category"]) == (
+        "m",
+        1,
+        "Age",
+    )  # a number, as EsBBQ stores ids
     assert Instance.objects.filter(
         dataset=copy, context__startswith="La semana pasada vi a un abuelo con su nieto ahí."
     ).exists()
@@ -400,8 +399,11 @@ def test_a_kasauti_template_exports_as_an_esbbq_row_with_its_kasauti_column() ->
             question_non_negative="¿Quién tenía una copia?",
             answer_negative="El {{NAME1}}",
             answer_non_negative="El {{NAME2}}",
-            placeholders={"NAME1": ["abuelo"], "NAME2": ["nieto", "sobrino"],
-                          "WORD1": ["banco", "correo"]},  # fmt: skip
+            placeholders={
+                "NAME1": ["abuelo"],
+                "NAME2": ["nieto", "sobrino"],
+                "WORD1": ["banco", "correo"],
+            },  # fmt: skip
             placeholder_groups={},
         )
 
@@ -426,8 +428,8 @@ def test_a_kasauti_template_exports_as_an_esbbq_row_with_its_kasauti_column() ->
 def test_esbbq_refuses_what_its_layout_cannot_say_and_writes_nothing() -> None:
     benchmark_import(dataset_name="es", fmt="esbbq", files=esbbq_files("es"))
     dataset = Dataset.objects.get(name="es")
-    write_in_kasauti(dataset, "comma", language="es", placeholders={
-        "NAME1": ["abuelo, el mayor"], "NAME2": ["nieto"], "WORD1": ["banco"]}, placeholder_groups={})  # fmt: skip
+    lists = {"NAME1": ["abuelo, el mayor"], "NAME2": ["nieto"], "WORD1": ["banco"]}
+    write_in_kasauti(dataset, "comma", language="es", placeholders=lists, placeholder_groups={})
     write_in_kasauti(dataset, "english")
     with pytest.raises(ExportRefused) as caught:
         dataset_templates_export(dataset=dataset, fmt="esbbq")
@@ -435,3 +437,87 @@ def test_esbbq_refuses_what_its_layout_cannot_say_and_writes_nothing() -> None:
         "Age-1a", "Age-1a~2", "SES-3a", "RaceEthnicity-5a", "comma", "english",
     ]  # fmt: skip
     assert "one language" in str(caught.value)
+
+
+# --- BBQ ----------------------------------------------------------------------------------------
+
+
+def bbq_files() -> list[ImportFile]:
+    proper = age_row(
+        Q_id="2", version="", Names="", Proper_nouns_only="TRUE", Lexical_diversity="",
+        Ambiguous_Context="{{NAME1}} and {{NAME2}} met at the bank. ",
+        Disambiguating_Context="{{NAME1}} forgot the form.", Answer_negative="{{NAME1}}",
+        Answer_non_negative="{{NAME2}}", Known_stereotyped_groups='["F"]',
+        NAME1_info="F", NAME2_info="M", Stated_gender_info="f",
+    )  # fmt: skip
+    return [
+        ImportFile("vocabulary.csv", VOCABULARY),
+        ImportFile("vocabulary_proper_names.csv", PROPER_NAMES),
+        ImportFile(
+            "new_templates - Age.csv",
+            csv_bytes(
+                SINGLE_HEADER,
+                [
+                    age_row(),
+                    age_row(Names="NAME1: [teen]; NAME2: [elder]"),
+                    proper,
+                    age_row(Ambiguous_Context=""),
+                ],
+            ),
+        ),  # fmt: skip  (a repeated Q_id, a proper-name row, a row without context: skipped)
+        ImportFile(
+            "new_templates - Religion.csv",
+            csv_bytes(RELIGION_HEADER, [religion_row(), religion_row(Q_id="4")]),
+        ),
+    ]
+
+
+def test_bbq_round_trip_keeps_the_seed_and_the_draws() -> None:
+    def edit(dataset: Dataset) -> None:
+        template = Template.objects.get(dataset=dataset, external_id="Religion-3")
+        services.template_edit(
+            template=template, changes={"question_negative": "Who really planted the bomb?"}
+        )
+
+    original, copy, exported = roundtrip(
+        bbq_files(), fmt="bbq", layout="bbq", seed=7, before_export=edit
+    )
+    rows = assert_same_instances(original, copy)
+    assert {row[-1] for row in rows} == {
+        "Age-1a", "Age-1a~2", "Age-2", "Religion-3", "Religion-4",
+    }  # fmt: skip
+    assert sorted(f.name for f in exported) == [
+        "templates/new_templates - Age.csv",
+        "templates/new_templates - Religion.csv",
+        "templates/vocabulary.csv",
+        "templates/vocabulary_proper_names.csv",
+    ]
+    age = list(csv.DictReader(io.StringIO(file_text(exported, "new_templates - Age.csv"))))
+    assert [r["Kasauti_seed"] for r in age] == ["7", "7", "7"]
+    assert age[2]["Ambiguous_Context"] == "{{NAME1}} and {{NAME2}} met at the bank. "
+    religion = file_text(exported, "new_templates - Religion.csv")
+    # Religion has no Names or version column in BBQ's sheet: none is invented.
+    assert religion.splitlines()[0].split(",")[:4] == [
+        "needs_val",
+        "Q_id",
+        "Category",
+        "Ambiguous_Context",
+    ]
+    assert "Who really planted the bomb?" in religion
+    assert (
+        Template.objects.get(dataset=copy, external_id="Age-1a").current_version.generator_data[
+            "seed"
+        ]
+        == 7
+    )
+    vocabulary = file_text(exported, "vocabulary.csv")
+    assert "Druze" not in vocabulary  # Pilot_include No: dropped by BBQ's generator and here
+
+
+def test_bbq_layout_refuses_a_kasauti_template_naming_it() -> None:
+    benchmark_import(dataset_name="b", fmt="bbq", files=bbq_files())
+    write_in_kasauti(Dataset.objects.get(name="b"))
+    with pytest.raises(ExportRefused) as caught:
+        dataset_templates_export(dataset=Dataset.objects.get(name="b"), fmt="bbq")
+    [(external_id, reason)] = caught.value.problems
+    assert external_id == "written-1" and "'kasauti' generator" in reason
