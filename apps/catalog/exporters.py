@@ -341,3 +341,51 @@ def roundtrip_rows(*, dataset: Any) -> list[tuple]:
         .order_by("category__name", "example_id")
         .values_list(*ROUNDTRIP_COLUMNS)
     )
+
+
+def kasauti_template_record(
+    *,
+    table: Any,
+    row: Any,
+    result: Any,
+    texts: dict[str, str],
+    category: str,
+    question_index: str,
+    variant: str,
+    language: str,
+    extra: dict[str, Any] | None = None,
+) -> Any:
+    """For a reader whose row has a Kasauti_template cell: the TemplateRecord of the version it
+    describes (texts from the row's text columns, the rest from the cell), validated by the
+    generator it names; or None, with the problems in `result`. `extra`: more content fields
+    the layout's columns give (stereotyped groups, subcategory, source, ...)."""
+    from apps.catalog.importers.templates import TemplateDraft, finish_template
+
+    try:
+        fields = kasauti_template_fields(row.get(KASAUTI_KEY))
+    except ValueError as error:
+        result.problem(table.file, row.line, table.label(KASAUTI_KEY), str(error))
+        return None
+    draft = TemplateDraft(
+        table=table,
+        row=row,
+        columns={},
+        external_id=fields["external_id"],
+        category=category,
+        question_index=question_index,
+        variant=variant,
+        language=fields.get("language") or language,
+        texts=texts,
+        placeholders=fields["placeholders"],
+        placeholder_groups=fields.get("placeholder_groups") or {},
+        target_placeholder=fields.get("target_placeholder") or "NAME1",
+        pairing=fields.get("pairing") or "stereotypical",
+        extra={
+            **(extra or {}),
+            "generator": fields["generator"],
+            "generator_data": fields.get("generator_data") or {},
+            "noun_form": fields.get("noun_form") or "",
+            "proper_noun": bool(fields.get("proper_noun")),
+        },
+    )
+    return finish_template(draft, result)

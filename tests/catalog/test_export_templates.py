@@ -521,3 +521,34 @@ def test_bbq_layout_refuses_a_kasauti_template_naming_it() -> None:
         dataset_templates_export(dataset=Dataset.objects.get(name="b"), fmt="bbq")
     [(external_id, reason)] = caught.value.problems
     assert external_id == "written-1" and "'kasauti' generator" in reason
+
+
+def test_the_kasauti_record_helper_rebuilds_the_version_for_any_reader() -> None:
+    """What the EsBBQ reader is asked to call for a row with a Kasauti_template cell."""
+    from apps.catalog.exporters import kasauti_cell, kasauti_template_record
+    from apps.catalog.importers.records import ParseResult
+    from apps.catalog.importers.tables import Row, Table
+
+    benchmark_import(dataset_name="d", fmt="bharatbbq", files=bharat_files())
+    version = write_in_kasauti(Dataset.objects.get(name="d"))
+    texts = {name: getattr(version, name) for name in version.TEXT_FIELDS}
+    table = Table(file="Age.xlsx", headers={"kasauti_template": KASAUTI_COLUMN})
+    row = Row(line=2, cells={"kasauti_template": kasauti_cell(version)})
+    result = ParseResult()
+    record = kasauti_template_record(
+        table=table, row=row, result=result, texts=texts, category="Age",
+        question_index="written-1", variant="", language="es",
+        extra={"stereotyped_groups": ["old"]},
+    )  # fmt: skip
+    assert result.problems == []
+    assert record.external_id == "written-1"
+    for name in ("generator", "language", "placeholders", "placeholder_groups", "pairing"):
+        assert record.content[name] == getattr(version, name), name
+    broken = Row(line=3, cells={"kasauti_template": '{"external_id": "x"}'})
+    assert kasauti_template_record(
+        table=table, row=broken, result=result, texts=texts, category="Age",
+        question_index="x", variant="", language="es",
+    ) is None  # fmt: skip
+    [problem] = result.problems
+    assert (problem.line, problem.field) == (3, KASAUTI_COLUMN)
+    assert "placeholders must be an object" in problem.message
