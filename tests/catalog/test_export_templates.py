@@ -514,13 +514,36 @@ def test_bbq_round_trip_keeps_the_seed_and_the_draws() -> None:
     assert "Druze" not in vocabulary  # Pilot_include No: dropped by BBQ's generator and here
 
 
-def test_bbq_layout_refuses_a_kasauti_template_naming_it() -> None:
-    benchmark_import(dataset_name="b", fmt="bbq", files=bbq_files())
-    write_in_kasauti(Dataset.objects.get(name="b"))
+def test_bbq_layout_carries_kasauti_templates_exactly_and_refuses_other_generators() -> None:
+    def write(dataset: Dataset) -> None:
+        write_in_kasauti(dataset)  # into the Age sheet, beside BBQ's rows
+        services.template_create(
+            dataset=dataset,
+            external_id="caste-1",
+            category=Category.objects.get_or_create(name="Caste")[0],  # a sheet of its own
+            content=kasauti_content(proper_noun=True, noun_form="proper_name"),
+        )
+
+    original, copy, exported = roundtrip(
+        bbq_files(), fmt="bbq", layout="bbq", seed=3, before_export=write
+    )
+    rows = assert_same_instances(original, copy)
+    assert {"written-1", "caste-1"} <= {row[-1] for row in rows}
+    age = list(csv.DictReader(io.StringIO(file_text(exported, "new_templates - Age.csv"))))
+    written = next(r for r in age if r[KASAUTI_COLUMN])
+    assert written["Names"] == "NAME1: [grandmother, grandfather]; NAME2: [granddaughter, grandson]"
+    assert written["Kasauti_seed"] == "" and age[0][KASAUTI_COLUMN] == ""
+    caste = Template.objects.get(dataset=copy, external_id="caste-1")
+    assert caste.category.name == "Caste" and caste.current_version.proper_noun
+    # Another benchmark's template has no BBQ row.
+    benchmark_import(dataset_name="b", fmt="bharatbbq", files=bharat_files())
     with pytest.raises(ExportRefused) as caught:
         dataset_templates_export(dataset=Dataset.objects.get(name="b"), fmt="bbq")
-    [(external_id, reason)] = caught.value.problems
-    assert external_id == "written-1" and "'kasauti' generator" in reason
+    assert caught.value.problems[0] == (
+        "Age-7a-cn-biased",
+        "it is instantiated by the 'bharatbbq' generator; the BBQ layout carries BBQ's and "
+        "Kasauti's templates only",
+    )
 
 
 def test_the_kasauti_record_helper_rebuilds_the_version_for_any_reader() -> None:

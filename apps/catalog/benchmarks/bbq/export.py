@@ -10,24 +10,30 @@ import); Category is the file's category, or the cell as published where it said
 templates were generated with (per category; all templates must agree). BBQ's draws are seeded
 per template from the import's seed, so every row also carries `Kasauti_seed`, a column BBQ's
 scripts do not read and Kasauti's reader uses instead of `--seed`: the re-import draws the same
-names. A template written in Kasauti has no BBQ row (BBQ's columns cannot say its lists): the
-export refuses it, naming it (use the BharatBBQ or EsBBQ layout).
+names. A template written in Kasauti gets a row with BBQ's columns filled from its fields
+(`NAME1: [a, b]` lists in Names and Lexical_diversity where the sheet has those columns) and
+the Kasauti_template column (apps/catalog/exporters.py), from which Kasauti's reader rebuilds
+it exactly; BBQ's scripts, which sample by their own rules, may not take every such row.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from apps.catalog.exporters import (
+    KASAUTI_COLUMN,
     ExportFile,
     ExportRefused,
     ExportTemplate,
     csv_bytes,
     file_stem,
+    kasauti_cell,
     notes_value,
 )
 
 from . import GENERATOR
+from .draws import INTERSECTIONAL
 
 SEED_COLUMN = "Kasauti_seed"
 # (header as BBQ writes it, where the value comes from): "row:<cell>", "text:<field>", or a
@@ -69,13 +75,15 @@ def write(templates: list[ExportTemplate]) -> list[ExportFile]:
     proper_from = ""
     for item in templates:
         version = item.version
+        if version.generator == "kasauti":
+            sheets.setdefault(item.template.category.name, []).append(item)
+            continue
         if version.generator != GENERATOR:
             problems.append(
                 (
                     item.external_id,
-                    f"it is instantiated by the {version.generator!r} generator; BBQ's columns "
-                    "carry only templates of BBQ's own generator (export it as bharatbbq or "
-                    "esbbq)",
+                    f"it is instantiated by the {version.generator!r} generator; the BBQ layout "
+                    "carries BBQ's and Kasauti's templates only",
                 )
             )
             continue
@@ -105,7 +113,8 @@ def write(templates: list[ExportTemplate]) -> list[ExportFile]:
                     )
                 )
         sheets.setdefault(data.get("category") or item.template.category.name, []).append(item)
-    for category, items in sheets.items():
+    for category, all_items in sheets.items():
+        items = [item for item in all_items if item.version.generator == GENERATOR]
         for key in {source[4:] for _, source in COLUMNS if source.startswith("row:")}:
             absent = {(item.version.generator_data["row"].get(key) is None) for item in items}
             if len(absent) > 1:
@@ -162,7 +171,13 @@ def _category_cells(templates: list[ExportTemplate]) -> dict[int, str]:
 
 
 def _sheet(category: str, items: list[ExportTemplate], labels: dict[int, str]) -> bytes:
-    first = items[0].version.generator_data["row"]
+    own = [item for item in items if item.version.generator == GENERATOR]
+    if own:
+        first = own[0].version.generator_data["row"]
+    else:  # only templates written in Kasauti: every column of a BBQ sheet of this category
+        keys = [s[4:] for _, s in COLUMNS if s.startswith("row:")]
+        single = {"known_stereotyped_race", "known_stereotyped_var2", "var2_info"}
+        first = {k: "" for k in keys if (k in single) == (category in INTERSECTIONAL)}
     columns = [
         (header, source)
         for header, source in COLUMNS
@@ -172,6 +187,9 @@ def _sheet(category: str, items: list[ExportTemplate], labels: dict[int, str]) -
         "known_stereotyped_race"
     ):
         columns.insert(15, ("Known_stereotyped_groups", "row:known_stereotyped_groups"))
+    kasauti = len(own) < len(items)
+    if kasauti:
+        columns.append((KASAUTI_COLUMN, "kasauti"))
     return csv_bytes(
         [header for header, _ in columns],
         (
@@ -179,11 +197,55 @@ def _sheet(category: str, items: list[ExportTemplate], labels: dict[int, str]) -
                 labels.get(item.template.pk, category)
                 if source == "category"
                 else _value(item, category, source)
+                if item.version.generator == GENERATOR
+                else _kasauti_value(item, source)
                 for _, source in columns
             ]
             for item in items
         ),
     )
+
+
+def _kasauti_value(item: ExportTemplate, source: str) -> Any:
+    """A cell of a template written in Kasauti: its lists as BBQ writes them (`NAME1: [a, b]`),
+    for BBQ's scripts; Kasauti's reader takes them from the Kasauti_template cell."""
+    version, template = item.version, item.template
+    kind, _, name = source.partition(":")
+    lists = version.placeholders
+    infos = {
+        axis: ", ".join(dict.fromkeys(version.placeholder_groups.get(axis) or []))
+        for axis in ("NAME1", "NAME2")
+    }
+    values = {
+        "q_id": template.question_index,
+        "version": template.variant,
+        "subcategory": version.subcategory,
+        "names": "; ".join(
+            f"{k}: [{', '.join(v)}]" for k, v in lists.items() if k.startswith("NAME")
+        ),
+        "lexical_diversity": "; ".join(
+            f"{k}: [{', '.join(v)}]" for k, v in lists.items() if k.startswith("WORD")
+        ),
+        "proper_nouns_only": "TRUE" if version.proper_noun else "",
+        "known_stereotyped_groups": json.dumps(
+            list(version.stereotyped_groups), ensure_ascii=False
+        ),
+        "name1_info": infos["NAME1"],
+        "name2_info": infos["NAME2"],
+    }
+    if kind == "row":
+        return values.get(name, "")
+    if kind == "text":
+        return getattr(version, name)
+    if kind == "notes":
+        return version.relevant_social_values if name == "Relevant_social_values" else ""
+    if kind == "category":
+        return template.category.name
+    if kind == "source":
+        return version.source
+    if kind == "kasauti":
+        return kasauti_cell(version)
+    return ""
 
 
 def _value(item: ExportTemplate, category: str, source: str) -> Any:
@@ -202,4 +264,6 @@ def _value(item: ExportTemplate, category: str, source: str) -> Any:
         return category
     if kind == "source":
         return version.source
-    return str(data.get("seed", 0))
+    if kind == "seed":
+        return str(data.get("seed", 0))
+    return ""  # the Kasauti_template cell: empty for BBQ's own templates

@@ -21,7 +21,8 @@ generator's `cat`); a Category cell that names another category is a finding, as
 other defect of the published data (see `_findings`). Rows the original generator could not
 run (a Known_stereotyped_groups cell that is not a list, too few names to sample) reject the
 import, with every such problem listed. A `Kasauti_seed` column (written by Kasauti's export,
-bbq/export.py) gives a row's seed instead of the import's.
+bbq/export.py) gives a row's seed instead of the import's; a row with a `Kasauti_template`
+cell is a template written in Kasauti, rebuilt from that cell (apps/catalog/exporters.py).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import re
 from collections import Counter
 from typing import Any
 
+from apps.catalog.exporters import kasauti_template_record
 from apps.catalog.importers.base import Reader
 from apps.catalog.importers.records import FindingRecord, ParseResult, TemplateRecord
 from apps.catalog.importers.tables import Row, Table, apply_aliases, missing_columns
@@ -122,6 +124,7 @@ class BbqReader(Reader):
         self.has_proper_names = False
 
     def read(self, tables: list[Table], result: ParseResult) -> None:
+        self._result = result
         templates = []
         for table in tables:
             if table.has("first_last"):
@@ -195,6 +198,9 @@ class BbqReader(Reader):
         def finding(column: str, kind: str, message: str, original: str = "") -> None:
             findings.append(FindingRecord(file, line, table.label(column), kind, message, original))
 
+        if row.get("kasauti_template"):
+            self._read_kasauti_row(table, row)
+            return
         label = row.get("category")
         # Spelling and spacing aside (DisabilityStatus, "Religion "), the cell must name the
         # file's category; Race_x_gender rows say Gender_x_race.
@@ -327,6 +333,29 @@ class BbqReader(Reader):
                 id_field=table.label("q_id"),
                 findings=findings,
             )
+        )
+
+    def _read_kasauti_row(self, table: Table, row: Row) -> None:
+        """A template written in Kasauti, exported (bbq/export.py): rebuilt from its
+        Kasauti_template cell and the text columns, with Kasauti's generator; its category is
+        the Category cell (a file name cannot carry every category name)."""
+        kasauti_template_record(
+            table=table,
+            row=row,
+            result=self._result,
+            texts={name: row.get_raw(key) for name, key in TEXTS.items()},
+            category=row.get("category"),
+            question_index=row.get("q_id"),
+            variant=row.get("version"),
+            language=self.language,
+            extra={
+                "stereotyped_groups": parse_group_list(row.get("known_stereotyped_groups")),
+                "subcategory": row.get("subcategory")[:100],
+                "source": row.get("notes"),
+                "relevant_social_values": row.get("relevant_social_values"),
+                "status": ReviewStatus.DRAFT.value,
+                "origin": f"{table.file}:{row.line}"[-300:],
+            },
         )
 
     def _vocabulary_available(
