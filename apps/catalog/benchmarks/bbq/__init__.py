@@ -2,6 +2,7 @@
 names and pairing rules (generator.py, draws.py, draws_intersectional.py), and its published
 data/*.jsonl (instances.py)."""
 
+from apps.catalog.exporters import Exporter, exporter_register
 from apps.catalog.generators import generator_register
 from apps.catalog.importers.formats import INSTANCES, TEMPLATES, Format, format_register
 
@@ -24,3 +25,13 @@ def register() -> None:
         )
     )
     generator_register(name=GENERATOR, generator_path=f"{__name__}.generator.BbqGenerator")
+    exporter_register(
+        exporter=Exporter(
+            "bbq",
+            "BBQ templates",
+            "BBQ's templates/ folder: new_templates - <Category>.csv per category, "
+            "vocabulary.csv and vocabulary_proper_names.csv, as BBQ's generator scripts read "
+            "them (with a Kasauti_seed column so that a re-import draws the same names).",
+            f"{__name__}.export.write",
+        )
+    )

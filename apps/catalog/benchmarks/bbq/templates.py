@@ -20,7 +20,9 @@ from, in `generator_data`, with the seed of the import. BBQ's category is the fi
 generator's `cat`); a Category cell that names another category is a finding, as are every
 other defect of the published data (see `_findings`). Rows the original generator could not
 run (a Known_stereotyped_groups cell that is not a list, too few names to sample) reject the
-import, with every such problem listed.
+import, with every such problem listed. A `Kasauti_seed` column (written by Kasauti's export,
+bbq/export.py) gives a row's seed instead of the import's; a row with a `Kasauti_template`
+cell is a template written in Kasauti, rebuilt from that cell (apps/catalog/exporters.py).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import re
 from collections import Counter
 from typing import Any
 
+from apps.catalog.exporters import kasauti_template_record
 from apps.catalog.importers.base import Reader
 from apps.catalog.importers.records import FindingRecord, ParseResult, TemplateRecord
 from apps.catalog.importers.tables import Row, Table, apply_aliases, missing_columns
@@ -121,6 +124,7 @@ class BbqReader(Reader):
         self.has_proper_names = False
 
     def read(self, tables: list[Table], result: ParseResult) -> None:
+        self._result = result
         templates = []
         for table in tables:
             if table.has("first_last"):
@@ -194,6 +198,9 @@ class BbqReader(Reader):
         def finding(column: str, kind: str, message: str, original: str = "") -> None:
             findings.append(FindingRecord(file, line, table.label(column), kind, message, original))
 
+        if row.get("kasauti_template"):
+            self._read_kasauti_row(table, row)
+            return
         label = row.get("category")
         # Spelling and spacing aside (DisabilityStatus, "Religion "), the cell must name the
         # file's category; Race_x_gender rows say Gender_x_race.
@@ -220,6 +227,18 @@ class BbqReader(Reader):
                 f"published; this one is {external_id}",
                 q_id,
             )
+        # Kasauti_seed: the seed a Kasauti export recorded for this row (bbq/export.py); it
+        # wins over the import's --seed, so the re-import draws what the original drew.
+        seed = self.seed
+        if row.get("kasauti_seed"):
+            try:
+                seed = int(row.get("kasauti_seed"))
+            except ValueError:
+                result.problem(
+                    file, line, table.label("kasauti_seed"),
+                    f"expected a whole number, got {row.get('kasauti_seed')!r}",
+                )  # fmt: skip
+                return
         cells = {key: (row.get_raw(key) if table.has(key) else None) for key in ROW_CELLS}
         proper = cells.get("proper_nouns_only") == "TRUE"
         if not self._vocabulary_available(table, row, cat, cells, proper, result):
@@ -229,7 +248,7 @@ class BbqReader(Reader):
         groups = parse_group_list(row.get(groups_column))
         data: dict[str, Any] = {
             "category": cat,
-            "seed": self.seed,
+            "seed": seed,
             "row": cells,
             "stereotyped_groups": groups,
             "unknown_options": list(UNKNOWN_OPTIONS),
@@ -314,6 +333,29 @@ class BbqReader(Reader):
                 id_field=table.label("q_id"),
                 findings=findings,
             )
+        )
+
+    def _read_kasauti_row(self, table: Table, row: Row) -> None:
+        """A template written in Kasauti, exported (bbq/export.py): rebuilt from its
+        Kasauti_template cell and the text columns, with Kasauti's generator; its category is
+        the Category cell (a file name cannot carry every category name)."""
+        kasauti_template_record(
+            table=table,
+            row=row,
+            result=self._result,
+            texts={name: row.get_raw(key) for name, key in TEXTS.items()},
+            category=row.get("category"),
+            question_index=row.get("q_id"),
+            variant=row.get("version"),
+            language=self.language,
+            extra={
+                "stereotyped_groups": parse_group_list(row.get("known_stereotyped_groups")),
+                "subcategory": row.get("subcategory")[:100],
+                "source": row.get("notes"),
+                "relevant_social_values": row.get("relevant_social_values"),
+                "status": ReviewStatus.DRAFT.value,
+                "origin": f"{table.file}:{row.line}"[-300:],
+            },
         )
 
     def _vocabulary_available(

@@ -7,7 +7,9 @@ Ambiguous_Context, Disambiguating_Context, Names, Pairing, Question_negative (or
 Question_negative_stereotype), Question_non_negative, Answer_negative, Answer_non_negative,
 Known_stereotyped_groups. Optional: version, Subcategory, Proper Nouns, Lexical_diversity,
 NAME1_info, NAME2_info, Known_anti-stereotyped-groups, Relevant_social_values,
-Stated_gender_info, Notes (source URLs), needs_val, Transformation_type/_reason.
+Stated_gender_info, Notes (source URLs), needs_val, Transformation_type/_reason,
+Kasauti_template (a template written in Kasauti and exported: its exact lists, external id
+and generator, as JSON; apps/catalog/exporters.py).
 
 The notebook's rules, and what the reader does with them:
 * `Names` and `Lexical_diversity` are `KEY: [v1, v2]` parts split on `;`; the key is cleaned to
@@ -39,6 +41,7 @@ import ast
 import re
 from dataclasses import dataclass
 
+from apps.catalog.exporters import KASAUTI_KEY, kasauti_template_fields
 from apps.catalog.importers.base import Reader
 from apps.catalog.importers.records import FindingRecord, ParseResult, TemplateRecord
 from apps.catalog.importers.tables import Row, Table, apply_aliases, missing_columns
@@ -246,6 +249,16 @@ class BharatBbqReader(Reader):
                 placeholders.update(words)
                 for repair in repairs:
                     finding("lexical_diversity", "parse-repair", repair, lexical)
+        kasauti: dict | None = None
+        if row.get(KASAUTI_KEY):
+            # A template written in Kasauti, exported (apps/catalog/exporters.py): its exact
+            # lists and Kasauti's generator, from the column BharatBBQ's notebook ignores.
+            try:
+                kasauti = kasauti_template_fields(row.get(KASAUTI_KEY))
+            except ValueError as error:
+                result.problem(file, line, table.label(KASAUTI_KEY), str(error))
+            else:
+                placeholders = kasauti["placeholders"]
         if len(result.problems) > before or pairing is None or noun_form is None:
             return
 
@@ -314,8 +327,10 @@ class BharatBbqReader(Reader):
         category, q_id, version = row.get("category"), row.get("q_id"), row.get("version")
         tag = f"{_NOUN_TAGS[noun_form]}-{'biased' if pairing == STEREOTYPICAL else 'anti'}"
         external_id = f"{category}-{q_id}{version}-{tag}"
-        lines = self.ids.setdefault(external_id, [])
-        lines.append(line)
+        # A Kasauti-written row keeps its own id and does not count as a repeat.
+        lines = self.ids.setdefault(external_id, []) if kasauti is None else [line]
+        if kasauti is None:
+            lines.append(line)
         if len(lines) > 1:
             suffixed = f"{external_id}-r{len(lines)}"
             finding(
@@ -347,6 +362,22 @@ class BharatBbqReader(Reader):
                 }
             ),
         }
+        placeholder_groups = {
+            axis: [", ".join(infos[axis])] * len(placeholders[axis])
+            for axis in NAME_AXES
+            if infos[axis] and placeholders.get(axis)
+        }
+        if kasauti is not None:
+            external_id = kasauti["external_id"]
+            placeholder_groups = kasauti.get("placeholder_groups") or {}
+            target = kasauti.get("target_placeholder") or target
+            pairing = kasauti.get("pairing") or pairing
+            extra.update(
+                generator=kasauti["generator"],
+                generator_data=kasauti.get("generator_data") or {},
+                noun_form=kasauti.get("noun_form", extra["noun_form"]),
+                proper_noun=bool(kasauti.get("proper_noun", extra["proper_noun"])),
+            )
         draft = TemplateDraft(
             table=table,
             row=row,
@@ -355,14 +386,10 @@ class BharatBbqReader(Reader):
             category=category,
             question_index=q_id,
             variant=version,
-            language=self.language,
+            language=kasauti.get("language") or self.language if kasauti else self.language,
             texts=texts,
             placeholders=placeholders,
-            placeholder_groups={
-                axis: [", ".join(infos[axis])] * len(placeholders[axis])
-                for axis in NAME_AXES
-                if infos[axis] and placeholders.get(axis)
-            },
+            placeholder_groups=placeholder_groups,
             target_placeholder=target,
             pairing=pairing,
             extra=extra,

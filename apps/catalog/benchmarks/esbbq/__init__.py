@@ -3,6 +3,7 @@ vocabulary sheets (templates.py, vocabulary.py), their generator (script.py with
 text.py reproduce the published script; generator.py is Kasauti's interface to it; published.py
 writes the published CSV row), and their published data_*/*.full.csv or .jsonl (instances.py)."""
 
+from apps.catalog.exporters import Exporter, exporter_register
 from apps.catalog.generators import generator_register
 from apps.catalog.importers.formats import INSTANCES, TEMPLATES, Format, format_register
 
@@ -38,3 +39,14 @@ def register() -> None:
         )
     )
     generator_register(name=GENERATOR, generator_path=f"{__name__}.generator.EsBbqGenerator")
+    exporter_register(
+        exporter=Exporter(
+            "esbbq",
+            "EsBBQ / CaBBQ templates",
+            "EsBBQ's templates/ folder: one <Category>.xlsx per category with the _es or _ca "
+            "columns of the templates' language, vocabulary.xlsx and "
+            "vocabulary_proper_names.xlsx, as EsBBQ's generate_instances.py reads them.",
+            f"{__name__}.export.write",
+            import_formats=(("es", "esbbq"), ("ca", "cabbq")),
+        )
+    )
