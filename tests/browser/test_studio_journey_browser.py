@@ -8,6 +8,7 @@ instantiates them, and a release takes them. Screenshots at 1366 and 390 px wide
 from __future__ import annotations
 
 import json
+import zipfile
 from io import StringIO
 
 import pytest
@@ -273,6 +274,17 @@ def test_adapt_three_write_one_validate_and_release(
     release = Release.objects.get(dataset=target)
     assert release.counts["total"] == 72
     assert release.memberships.filter(instance__template_version=versions[3]).count() == 24
+
+    # The templates written here download in BharatBBQ's own layout, from the dataset page.
+    page.goto(f"{base}/datasets/{target.pk}/")
+    with page.expect_download() as download:
+        page.click("#export-templates li[data-layout=bharatbbq] a >> nth=0")
+    with zipfile.ZipFile(download.value.path()) as archive:
+        sheets = {name: archive.read(name).decode("utf-8") for name in archive.namelist()}
+    (sheet,) = [text for name, text in sheets.items() if name.endswith("Age.csv")]
+    for name in ("Age-1", "Age-2", "Age-3", "Age-new-1"):
+        assert name in sheet
+    assert NEW_TEMPLATE["question_negative"] in sheet
 
     phone = open_as("rekha", width=390, height=844, touch=True)
     phone.goto(f"{base}/datasets/{target.pk}/")

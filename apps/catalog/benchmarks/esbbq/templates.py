@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from apps.catalog.exporters import KASAUTI_KEY, kasauti_template_record
 from apps.catalog.importers.base import Reader
 from apps.catalog.importers.records import FindingRecord, ParseResult, TemplateRecord
 from apps.catalog.importers.tables import Row, Table, missing_columns
@@ -157,6 +158,9 @@ class EsBbqReader(Reader):
             missing.append("label")
         if missing:
             return
+        if row.get(KASAUTI_KEY):
+            self.read_kasauti_row(table, row, result)
+            return
         template_row = dict(row.cells)
         data = {
             "row": template_row,
@@ -220,6 +224,39 @@ class EsBbqReader(Reader):
                 source_columns=(table.label("bbq_category"), table.label("bbq_template_id")),
             )
         )
+
+
+    def read_kasauti_row(self, table: Table, row: Row, result: ParseResult) -> None:
+        """A template written in Kasauti and exported in this layout (esbbq/export.py): its
+        Kasauti_template cell says how Kasauti's own generator makes its instances, so they
+        come back exactly; the layout's columns give its texts, class and source."""
+        record = kasauti_template_record(
+            table=table,
+            row=row,
+            result=result,
+            texts={
+                name: normalise_text_placeholders(row.get(column))
+                for name, column in script.TEXT_COLUMNS.items()
+            },
+            category=row.get("esbbq_category"),
+            question_index=row.get("esbbq_template_id"),
+            variant=row.get("version"),
+            language=self.language,
+            extra={
+                "stereotyped_groups": parse_list(row.get("stereotyped_groups")),
+                "non_stereotyped_groups": parse_list(row.get("non_stereotyped_groups")),
+                "subcategory": row.get("subcategory"),
+                "source": row.get("esbbq_source"),
+                "relevant_social_values": row.get("relevant_social_values"),
+                "transformation_type": LABELS.get(row.get("label").casefold(), ""),
+                "status": ReviewStatus.DRAFT.value,
+                "origin": f"{table.file}:{row.line}"[-300:],
+            },
+        )
+        source = (row.get("bbq_category"), row.get("bbq_template_id"))
+        if record is not None and any(source):
+            record.sources = [source]
+            record.source_columns = (table.label("bbq_category"), table.label("bbq_template_id"))
 
 
 def _error_column(message: str) -> str:
