@@ -17,7 +17,6 @@ from openpyxl import load_workbook
 
 from apps.catalog import services
 from apps.catalog.benchmarks.bharatbbq.templates import parse_mapping
-from apps.catalog.benchmarks.esbbq import script
 from apps.catalog.exporters import (
     KASAUTI_COLUMN,
     ExportRefused,

@@ -225,7 +225,6 @@ class EsBbqReader(Reader):
             )
         )
 
-
     def read_kasauti_row(self, table: Table, row: Row, result: ParseResult) -> None:
         """A template written in Kasauti and exported in this layout (esbbq/export.py): its
         Kasauti_template cell says how Kasauti's own generator makes its instances, so they
