@@ -166,13 +166,11 @@ def _template_new(request: HttpRequest, dataset: Dataset | None) -> HttpResponse
         return _render(request, form, template=None, version=None, dataset=dataset, status=400)
     cleaned = form.cleaned_data
     try:
-        category = cleaned["category"] or services.category_get_or_create(
-            name=cleaned["new_category"]
-        )
         version = services.template_create(
             dataset=cleaned["dataset"],
             external_id=cleaned["external_id"],
-            category=category,
+            category=cleaned["category"],
+            new_category=cleaned["new_category"] or "",
             question_index=cleaned.get("question_index") or "",
             variant=cleaned.get("variant") or "",
             content=form.content(),

@@ -223,3 +223,31 @@ def test_a_draft_with_errors_is_kept_but_neither_instantiated_nor_approved():
     assert dataset_instantiate(dataset=dataset)["created"] == 4
     assert Instance.objects.filter(template_version=fixed).count() == 4
     assert TemplateVersion.objects.filter(template=draft.template).count() == 2
+
+
+def test_a_refused_template_leaves_no_new_category_behind():
+    from apps.catalog.models import Category
+
+    existing = TemplateVersionFactory(template__external_id="Caste-1")
+    content = {
+        name: getattr(existing, name)
+        for name in ("ambiguous_context", "disambiguating_context", "question_negative",
+                     "question_non_negative", "placeholders")
+    }  # fmt: skip
+    with pytest.raises(ConflictError, match="already exists"):
+        template_create(
+            dataset=existing.template.dataset,
+            external_id="Caste-1",
+            category=None,
+            new_category="Caste (new)",
+            content=content,
+        )
+    assert not Category.objects.filter(name="Caste (new)").exists()
+    made = template_create(
+        dataset=existing.template.dataset,
+        external_id="Caste-2",
+        category=None,
+        new_category=" Caste (new) ",
+        content=content,
+    )
+    assert made.template.category.name == "Caste (new)"

@@ -155,17 +155,23 @@ def template_create(
     *,
     dataset: Dataset,
     external_id: str,
-    category: Category,
+    category: Category | None,
     content: dict[str, Any],
     question_index: str = "",
     variant: str = "",
     position: int | None = None,
     created_by=None,
     allow_problems: bool = False,
+    new_category: str = "",
 ) -> TemplateVersion:
     """Create a template with its first version. Raises KasautiError on invalid content, unless
-    `allow_problems` (a draft kept with its problems)."""
+    `allow_problems` (a draft kept with its problems). With no `category`, the category named
+    `new_category` is made (in the same transaction: a refused template leaves none behind)."""
     content = _validated_content(content, allow_problems=allow_problems)
+    if category is None:
+        if not new_category.strip():
+            raise KasautiError("category: choose one or name a new one")
+        category, _ = Category.objects.get_or_create(name=nfc_deep(new_category.strip()))
     if Template.objects.filter(dataset=dataset, external_id=external_id).exists():
         raise ConflictError(f"template {external_id!r} already exists in dataset {dataset.name!r}")
     if position is None:
