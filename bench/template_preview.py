@@ -18,6 +18,9 @@ request path: middleware, session authentication, URL routing, DRF parsing and r
 form, the preview) to both endpoints: the API (`POST /api/templates/preview/`, JSON) and the
 page's (`POST /templates/preview/`, the form the browser posts). Every answer must be 200 with
 the exact count and 12 instances. p50/p95 per run; the figure is the median of --runs runs.
+With --http the API endpoint is also measured through the real server (gunicorn, one worker,
+two threads, bench/_server.py) over one keep-alive HTTP connection with an API token: the
+"http" rows.
 
 Baseline, same run, same template: the full enumeration the preview avoids: every
 combination drawn from the generator (`generators.combinations`, the instantiation job's own
@@ -135,6 +138,34 @@ def measure(client, url: str, body, *, requests: int, expected: int, as_json: bo
     return times
 
 
+class HttpClient:
+    """POSTs JSON to the real server (gunicorn, production WSGI app) over one keep-alive
+    connection, with the user's API token, as a script or another tool would."""
+
+    def __init__(self, base: str, token: str) -> None:
+        import http.client
+        from urllib.parse import urlsplit
+
+        self.connection = http.client.HTTPConnection(urlsplit(base).netloc, timeout=60)
+        self.headers = {"Authorization": f"Token {token}", "Content-Type": "application/json"}
+
+    def post(self, url: str, body: str, content_type: str = "application/json"):
+        import json
+
+        self.connection.request("POST", url, body=body.encode(), headers=self.headers)
+        response = self.connection.getresponse()
+        payload = response.read()
+
+        class Answer:
+            status_code = response.status
+
+            @staticmethod
+            def json():
+                return json.loads(payload)
+
+        return Answer()
+
+
 def enumerate_all(content: dict, unknowns: list[str]) -> tuple[float, int]:
     from apps.catalog import authoring, generators
 
@@ -151,6 +182,11 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=250)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--baseline-runs", type=int, default=5)
+    parser.add_argument(
+        "--http",
+        action="store_true",
+        help="also measure the API endpoint through gunicorn over HTTP (bench/_server.py)",
+    )
     args = parser.parse_args()
 
     with bench_database("kasauti_bench_template_preview"):
@@ -179,6 +215,14 @@ def main() -> None:
         )
         print(f"{args.requests} requests per run, {args.runs} runs (median of the runs' figures)")
         results = {}
+        from contextlib import ExitStack
+
+        from _server import gunicorn
+        from rest_framework.authtoken.models import Token
+
+        token = Token.objects.get_or_create(user=user)[0].key
+        stack = ExitStack()
+        server = stack.enter_context(gunicorn(workers=1, threads=2)) if args.http else None
         for name, content in templates().items():
             expected = 40_000
             endpoints = {
@@ -194,6 +238,17 @@ def main() -> None:
                     p50s.append(statistics.median(times))
                     p95s.append(percentile(times, 0.95))
                 results[(name, endpoint)] = (statistics.median(p50s), statistics.median(p95s), p95s)
+            if server is not None:
+                http = HttpClient(server, token)
+                url, body = "/api/templates/preview/", json.dumps(content)
+                measure(http, url, body, requests=10, expected=expected, as_json=True)  # warm
+                p50s, p95s = [], []
+                for _ in range(args.runs):
+                    times = measure(http, url, body, requests=args.requests, expected=expected,
+                                    as_json=True)  # fmt: skip
+                    p50s.append(statistics.median(times))
+                    p95s.append(percentile(times, 0.95))
+                results[(name, "http")] = (statistics.median(p50s), statistics.median(p95s), p95s)
             enum_times = []
             for _ in range(args.baseline_runs):
                 elapsed, count = enumerate_all(content, unknowns)
@@ -201,6 +256,7 @@ def main() -> None:
                 enum_times.append(elapsed)
             results[(name, "enumeration")] = statistics.median(enum_times)
 
+        stack.close()
         load_after = os.getloadavg()
         print()
         print(f"{'template':8} {'endpoint':6} {'p50 ms':>8} {'p95 ms':>8} {'p95/goal':>9} "
