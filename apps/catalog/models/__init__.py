@@ -11,7 +11,14 @@ Django's app registry see one module.
 
 from .adaptation import Adaptation
 from .concepts import Category, ConceptSource, EvidenceReference, StereotypeConcept
-from .datasets import LANGUAGE_NAMES, Dataset, UnknownExpression, Vocabulary, VocabularyEntry
+from .datasets import (
+    LANGUAGE_NAMES,
+    Dataset,
+    UnknownExpression,
+    Vocabulary,
+    VocabularyEntry,
+    VocabularyRevision,
+)
 from .findings import Finding, FindingReview
 from .instances import ContextCondition, Instance, OptionRole, QuestionPolarity
 from .items import ContextSentence, ContextSet, SentencePair, StereotypeTuple
@@ -51,4 +58,5 @@ __all__ = [
     "UnknownExpression",
     "Vocabulary",
     "VocabularyEntry",
+    "VocabularyRevision",
 ]

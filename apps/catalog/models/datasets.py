@@ -85,6 +85,30 @@ class VocabularyEntry(models.Model):
         return f"{self.value} [{self.group}]"
 
 
+class VocabularyRevision(models.Model):
+    """One saved state of a vocabulary's entries: every save of the vocabulary editor adds one
+    (the first records the list as it was before the first edit), so an earlier list is never
+    lost; the vocabulary page lists them with what each changed."""
+
+    vocabulary = models.ForeignKey(Vocabulary, on_delete=models.CASCADE, related_name="revisions")
+    number = models.PositiveIntegerField()
+    # The entries as saved, in order: [{"value": ..., "group": ..., "definite": ...}].
+    entries = models.JSONField(default=list)
+    saved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    saved_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["vocabulary", "-number"]
+        constraints = [
+            models.UniqueConstraint(fields=["vocabulary", "number"], name="vocabulary_revision")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.vocabulary} r{self.number}"
+
+
 class UnknownExpression(models.Model):
     """Per-language expressions for the 'unknown' answer ("Cannot be determined", ...)."""
 
