@@ -263,8 +263,7 @@ def bharatbbq(runs: int) -> None:
     print(
         f"  BharatBBQ's notebook on the exported files: {len(same)} of {len(theirs)} categories "
         f"give the same examples as on the original files ({rows} examples; compared without "
-        f"its unseeded draws); {len(exact)} byte-identical with the same seed (a row that lists "
-        "NAME2 before NAME1 walks its cross product in another order: the key order is not kept)"
+        f"its unseeded draws); {len(exact)} byte-identical with the same seed"
     )
     for category in theirs:
         if category in same:

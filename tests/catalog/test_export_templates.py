@@ -200,6 +200,8 @@ def test_bharatbbq_round_trip_is_exact_with_indic_text_and_every_quirk() -> None
         "NAME2": ["सुनीता", "ऐश्वर्या's"],
     }
     assert parse_mapping(hindi["Lexical_diversity"])[0] == {"WORD1": ["बैंक", "डाकघर}"]}
+    # NAME2 before NAME1, as published: the notebook walks its cross product in this order.
+    assert list(parse_mapping(hindi["Names"])[0]) == ["NAME2", "NAME1"]
     assert (hindi["Answer_non_negative"], hindi["Proper Nouns"]) == ("{{NAME2}}", "1")
     assert (age[3]["Pairing"], age[3]["NAME1_info"]) == ("anti", "old")
     assert KASAUTI_COLUMN not in age[0]

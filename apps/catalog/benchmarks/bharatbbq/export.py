@@ -85,8 +85,18 @@ def write(templates: list[ExportTemplate]) -> list[ExportFile]:
     ]
 
 
-def _lists(placeholders: dict[str, list[str]], prefix: str) -> str:
-    keys = sorted((k for k in placeholders if k.startswith(prefix)), key=lambda k: int(k[4:]))
+def _lists(
+    placeholders: dict[str, list[str]], prefix: str, order: dict[str, list[str]], column: str
+) -> str:
+    """A Names or Lexical_diversity cell: the keys the imported row listed in this column, in
+    its order (the notebook walks its cross product in that order), then any other NAMEn (for
+    Names) or WORDn (for Lexical_diversity) list in number order."""
+    listed = set(order.get("names", [])) | set(order.get("lexical_diversity", []))
+    keys = [key for key in order.get(column, []) if key in placeholders]
+    keys += sorted(
+        (k for k in placeholders if k.startswith(prefix) and k not in listed),
+        key=lambda k: int(k[4:]),
+    )
     return "; ".join("{{" + key + "}}: " + repr(list(placeholders[key])) for key in keys)
 
 
@@ -127,6 +137,7 @@ def _row(item: ExportTemplate) -> tuple[list[Any], str]:
             labels = list(dict.fromkeys(groups.get(axis) or []))
             infos[axis] = ", ".join(labels) if len(labels) == 1 else ""
     notes = version.notes
+    order = (version.generator_data or {}).get("key_order", {}) if own else {}
     row = [
         template.question_index,
         template.variant,
@@ -134,10 +145,10 @@ def _row(item: ExportTemplate) -> tuple[list[Any], str]:
         version.subcategory,
         version.ambiguous_context,
         version.disambiguating_context,
-        _lists(placeholders, "NAME"),
+        _lists(placeholders, "NAME", order, "names"),
         "biased" if version.pairing == STEREOTYPICAL else "anti",
         _PROPER.get(version.noun_form, "0"),
-        _lists(placeholders, "WORD"),
+        _lists(placeholders, "WORD", order, "lexical_diversity"),
         version.question_negative,
         version.question_non_negative,
         version.answer_negative,

@@ -230,6 +230,10 @@ class BharatBbqReader(Reader):
         except UnreadableList as error:
             result.problem(file, line, table.label("names"), f"unparseable value list: {error}")
             placeholders, repairs = {}, []
+        # Which column lists which key, in the row's order: the notebook walks its cross
+        # product in that order, and the export writes it back (PostgreSQL's jsonb does not
+        # keep a dict's key order).
+        key_order = {"names": list(placeholders), "lexical_diversity": []}
         for repair in repairs:
             finding("names", "parse-repair", repair, row.get("names"))
         lexical = row.get("lexical_diversity")
@@ -247,6 +251,7 @@ class BharatBbqReader(Reader):
                 )
             else:
                 placeholders.update(words)
+                key_order["lexical_diversity"] = list(words)
                 for repair in repairs:
                     finding("lexical_diversity", "parse-repair", repair, lexical)
         kasauti: dict | None = None
@@ -346,9 +351,10 @@ class BharatBbqReader(Reader):
             "proper_noun": noun_form == NounForm.PROPER_NAME,
             "noun_form": noun_form.value,
             "generator": GENERATOR,
-            "generator_data": (
-                {"unknown_expressions": list(UNKNOWN_ANSWERS)} if self.language == "en" else {}
-            ),
+            "generator_data": {
+                **({"unknown_expressions": list(UNKNOWN_ANSWERS)} if self.language == "en" else {}),
+                "key_order": key_order,
+            },
             "stereotyped_groups": parse_group_list(row.get("known_stereotyped_groups")),
             "non_stereotyped_groups": parse_group_list(row.get("known_non_stereotyped_groups")),
             "subcategory": row.get("subcategory"),
