@@ -356,3 +356,16 @@ def test_a_removal_recorded_by_hand_keeps_its_reason_on_reimport(bbq) -> None:
     assert Adaptation.objects.get(source=age3).reason == "no survey answer names it"
     race2 = Adaptation.objects.get(source__external_id="Race_ethnicity-2")
     assert race2.reason.startswith(REMOVED)
+
+
+def test_a_newly_created_row_that_names_a_source_is_a_finding(bbq) -> None:
+    rows = [esbbq_row(8, None, "n", "Age", 3)]
+    benchmark_import(
+        dataset_name="EsBBQ", fmt="esbbq", files=[esbbq_file(rows)], adapted_from="BBQ"
+    )
+    (finding,) = Finding.objects.filter(kind="label-source-mismatch")
+    assert (finding.file, finding.line, finding.field, finding.original) == (
+        "Age.xlsx", 2, "label", "n",
+    )  # fmt: skip
+    assert "name a source template (Age 3)" in finding.message
+    assert finding.template_version.transformation_type == "NC"

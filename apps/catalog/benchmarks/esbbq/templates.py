@@ -187,6 +187,17 @@ class EsBbqReader(Reader):
         template_id = row.get("esbbq_template_id")
         version = row.get("version")
         findings: list[FindingRecord] = []
+        source_cells = (row.get("bbq_category"), row.get("bbq_template_id"))
+        if row.get("label").casefold() == "n" and any(source_cells):
+            findings.append(
+                FindingRecord(
+                    file, line, table.label("label"), "label-source-mismatch",
+                    "label n says Newly-Created, but bbq_category / bbq_template_id name a "
+                    f"source template ({' '.join(source_cells).strip()}); linked as published, "
+                    "the adaptation report counts it under neither class",
+                    original=row.get("label"),
+                )
+            )  # fmt: skip
         external_id = f"{category}-{template_id}{version}"
         seen[external_id] = seen.get(external_id, 0) + 1
         if seen[external_id] > 1:
