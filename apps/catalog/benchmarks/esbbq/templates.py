@@ -194,8 +194,8 @@ class EsBbqReader(Reader):
                     file, line, table.label("label"), "label-source-mismatch",
                     "label n says Newly-Created, but bbq_category / bbq_template_id name a "
                     f"source template ({' '.join(source_cells).strip()}); linked as published, "
-                    "its source counts as to do in the adaptation report (no class) and the template is "
-                    "not Newly-Created",
+                    "its source counts as to do in the adaptation report (no class) and the "
+                    "template is not Newly-Created",
                     original=row.get("label"),
                 )
             )  # fmt: skip
