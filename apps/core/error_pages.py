@@ -45,14 +45,19 @@ def _is_api(request: HttpRequest) -> bool:
 
 
 def _form_page(path: str) -> str:
-    """The page one level up from `path` (/evaluation/models/new/ -> /evaluation/models/),
-    when an address is there; else the home page."""
-    parent = path.rstrip("/").rsplit("/", 1)[0] + "/"
-    try:
-        resolve(parent)
-    except Resolver404:
-        return "/"
-    return parent
+    """The nearest page above `path` (/evaluation/models/new/ -> /evaluation/models/; from
+    /vocabularies/unknown-answers/5/delete/, where .../5/ is no address and .../unknown-answers/
+    only takes a form's POST, -> /vocabularies/), where the form is; else the home page."""
+    parent = path
+    while parent.strip("/"):
+        parent = parent.rstrip("/").rsplit("/", 1)[0] + "/"
+        try:
+            match = resolve(parent)
+        except Resolver404:
+            continue
+        if not hasattr(match.func, "post_form_purpose"):
+            return parent
+    return "/"
 
 
 def method_not_allowed(request: HttpRequest, refused: HttpResponse) -> HttpResponse:

@@ -83,6 +83,8 @@ def test_django_debug_pages_on_request(researcher, settings):
     [
         ("/evaluation/models/new/", "registers a model", "/evaluation/models/"),
         ("/jobs/1/cancel/", "it receives a form", "/jobs/1/"),
+        # No page two levels up: the nearest one above.
+        ("/vocabularies/unknown-answers/1/delete/", "removes an unknown", "/vocabularies/"),
     ],
 )
 def test_get_on_a_post_only_address_is_a_page_with_the_form_link(
