@@ -11,6 +11,7 @@ from django.db.models import Count, Prefetch, Q, QuerySet
 
 from apps.core.models import Job
 
+from .board import COVERAGE_MINIMUM
 from .inclusion import Verdict, concept_verdict
 from .jobs import INSTANTIATE
 from .models import (
@@ -21,6 +22,7 @@ from .models import (
     Dataset,
     Finding,
     Instance,
+    ReviewStatus,
     SentencePair,
     StereotypeConcept,
     StereotypeTuple,
@@ -278,12 +280,29 @@ def concept_page(*, concept: StereotypeConcept) -> dict:
         .distinct()
         .order_by("external_id")
     )
+    # Coverage per dataset (the board's rule, board.COVERAGE_MINIMUM): how many templates
+    # probe the concept by their current version, approved or still in the works.
+    coverage: dict[int, dict] = {}
+    for dataset_id, name, status in (
+        template_current_versions()
+        .filter(concept=concept)
+        .values_list("template__dataset_id", "template__dataset__name", "status")
+    ):
+        row = coverage.setdefault(
+            dataset_id, {"dataset_id": dataset_id, "name": name, "approved": 0, "in_progress": 0}
+        )
+        if status == ReviewStatus.APPROVED:
+            row["approved"] += 1
+        elif status in (ReviewStatus.DRAFT, ReviewStatus.IN_REVIEW):
+            row["in_progress"] += 1
     return {
         "concept": concept,
         "verdict": verdict,
         "count_text": concept_count_text(verdict),
         "evidence": evidence,
         "templates": list(templates),
+        "coverage": sorted(coverage.values(), key=lambda row: row["name"]),
+        "coverage_minimum": COVERAGE_MINIMUM,
     }
 
 

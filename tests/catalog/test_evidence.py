@@ -274,3 +274,30 @@ def test_concept_list_api_queries_do_not_grow_with_concepts(
     with django_assert_max_num_queries(12):
         response = annotator_client.get("/api/concepts/?page_size=50")
     assert response.status_code == 200 and len(response.json()["results"]) >= 20
+
+
+def test_concept_page_shows_coverage_per_dataset(concept, es_dataset, annotator):
+    """How many templates probe the concept, by their current version, per dataset: approved
+    ones against EsBBQ's two, and those still in the works."""
+    from apps.catalog.services import template_edit
+    from tests.factories import TemplateFactory, TemplateVersionFactory
+
+    html = client_for(annotator).get(f"/concepts/{concept.pk}/").content.decode()
+    assert "no template probes it yet" in html
+    for name, status in (("A", "approved"), ("B", "draft"), ("C", "rejected")):
+        TemplateVersionFactory(
+            template=TemplateFactory(dataset=es_dataset, external_id=name),
+            concept=concept,
+            status=status,
+        )
+    html = client_for(annotator).get(f"/concepts/{concept.pk}/").content.decode()
+    assert f'<span data-dataset="{es_dataset.name}">' in html
+    assert "<strong>1</strong> approved, 1 in the works" in html
+    assert "(EsBBQ asks for at least 2)" in html
+    # A new version without the concept no longer counts.
+    b = es_dataset.templates.get(external_id="B")
+    template_edit(template=b, changes={"concept_id": None, "status": "approved"})
+    TemplateVersionFactory(template=TemplateFactory(dataset=es_dataset, external_id="D"),
+                           concept=concept, status="approved")  # fmt: skip
+    html = client_for(annotator).get(f"/concepts/{concept.pk}/").content.decode()
+    assert "<strong>2</strong> approved</span>" in html and "EsBBQ asks" not in html
