@@ -187,3 +187,8 @@ def test_annotator_reads_the_board_without_forms(open_as, demo_users, live_serve
         assert page.locator(f"#coverage tr[data-concept='{concept.pk}'].below").count() == 1
         assert_fits(page)
         shot(page, f"board_annotator_{width}", full_page=True)
+        # The concept's own page says the same coverage, in its script.
+        page.goto(f"{live_server.url}/concepts/{concept.pk}/")
+        assert "1 approved" in page.text_content("#concept-coverage [data-dataset=bbq-ta]")
+        assert_fits(page)
+        shot(page, f"concept_coverage_annotator_{width}", full_page=True)
