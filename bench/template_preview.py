@@ -87,33 +87,10 @@ def templates() -> dict[str, dict]:
 
 def form_data(content: dict) -> dict:
     """The page's form fields for a content (as static/js/template_editor.js posts them)."""
-    data = {
-        key: content[key]
-        for key in (
-            "language",
-            "ambiguous_context",
-            "disambiguating_context",
-            "question_negative",
-            "question_non_negative",
-            "answer_negative",
-            "answer_non_negative",
-            "target_placeholder",
-            "pairing",
-        )
-    }
-    data["stereotyped_groups"] = ", ".join(content["stereotyped_groups"])
-    groups = content["placeholder_groups"]
-    for name, values in content["placeholders"].items():
-        bare, _, form = name.partition("-")
-        if form:
-            data[f"ph-{bare}-{'definite' if form == 'def' else 'indefinite'}"] = "\n".join(values)
-            continue
-        labels = groups.get(name)
-        data[f"ph-{name}-mode"] = "values"
-        data[f"ph-{name}-values"] = "\n".join(
-            f"{v} | {labels[i]}" if labels else v for i, v in enumerate(values)
-        )
-    return data
+    from apps.catalog.forms_authoring import TemplateAuthoringForm
+    from apps.catalog.models import TemplateVersion
+
+    return TemplateAuthoringForm.data_from(TemplateVersion(**content))
 
 
 def percentile(values: list[float], q: float) -> float:

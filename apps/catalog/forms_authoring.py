@@ -334,6 +334,21 @@ class TemplateAuthoringForm(forms.Form):
         )
         return initial
 
+    @classmethod
+    def data_from(cls, version: TemplateVersion) -> dict[str, str]:
+        """The fields the page posts for a version (saved or not), every list with its values
+        typed in: what a test or a benchmark sends to stand for a researcher's form."""
+        data = {
+            name: "" if value is None else value
+            for name, value in cls.initial_from(version).items()
+        }
+        names = {key.split("-")[0] for key in version.placeholders}
+        for name in sorted(names):
+            initial = PlaceholderListForm.initial_for(version, name)
+            for key in ("mode", "values", "definite", "indefinite"):
+                data[f"ph-{name}-{key}"] = initial[key] if key != "mode" else VALUES
+        return data
+
     def is_valid(self) -> bool:
         # Every list form is validated, so that each shows its own errors.
         lists_valid = all([form.is_valid() for form in self.lists])

@@ -12,6 +12,7 @@ import pytest
 from django.urls import reverse
 
 from apps.catalog import authoring, instantiation, selectors
+from apps.catalog.forms_authoring import TemplateAuthoringForm
 from apps.catalog.models import (
     Category,
     Dataset,
@@ -221,32 +222,9 @@ def category(db):
 
 
 def _post_data(content, **extra):
-    """The authoring form's fields for a content (lists as one value a line)."""
-    data = {
-        key: content[key]
-        for key in (
-            "language",
-            "ambiguous_context",
-            "disambiguating_context",
-            "question_negative",
-            "question_non_negative",
-            "answer_negative",
-            "answer_non_negative",
-            "target_placeholder",
-            "pairing",
-        )
-    }
-    data["stereotyped_groups"] = ", ".join(content.get("stereotyped_groups", []))
-    data["non_stereotyped_groups"] = ", ".join(content.get("non_stereotyped_groups", []))
-    groups = content.get("placeholder_groups", {})
-    for name, values in content["placeholders"].items():
-        labels = groups.get(name) or values
-        data[f"ph-{name}-mode"] = "values"
-        data[f"ph-{name}-values"] = "\n".join(
-            f"{v} | {g}" if g != v else v for v, g in zip(values, labels, strict=True)
-        )
-    data.update(extra)
-    return data
+    """The authoring form's fields for a content, as the page posts them."""
+    version = TemplateVersion(**{k: v for k, v in content.items() if k != "problems"})
+    return {**TemplateAuthoringForm.data_from(version), **extra}
 
 
 def test_a_researcher_writes_a_template_in_the_browser(
