@@ -194,6 +194,7 @@ class RevisionRow:
     changes: list[LineChange] | None
     current: bool  # the vocabulary's entries are this list now
     definite: bool  # the list has definite forms
+    same_as: int | None = None  # the latest earlier revision with this very list (a restore)
 
     @property
     def text(self) -> str:
@@ -204,15 +205,17 @@ def vocabulary_history(
     *, vocabulary: Vocabulary, lines: list[VocabularyLine] | None = None
 ) -> list[RevisionRow]:
     """`vocabulary`'s revisions, newest first, each with what changed from the one before
-    (the same diff as a refused save shows) and whether it is the current list (`lines`, the
-    vocabulary's lines if not given). One query."""
+    (the same diff as a refused save shows), the earlier revision it repeats (a restore) and
+    whether it is the current list (`lines`, the vocabulary's lines if not given). One query."""
     if lines is None:
         lines = vocabulary_lines(vocabulary=vocabulary)
     now = [line.key() for line in lines]
     rows: list[RevisionRow] = []
     previous: list[VocabularyLine] | None = None
+    seen: dict[tuple, int] = {}
     for revision in vocabulary.revisions.select_related("saved_by").order_by("number"):
         saved = revision_lines(revision.entries)
+        key = tuple(line.key() for line in saved)
         rows.append(
             RevisionRow(
                 revision=revision,
@@ -222,8 +225,10 @@ def vocabulary_history(
                 else vocabulary_lines_diff(before=previous, after=saved),
                 current=False,
                 definite=any(line.definite for line in saved),
+                same_as=seen.get(key),
             )
         )
+        seen[key] = revision.number
         previous = saved
     if rows and [line.key() for line in rows[-1].lines] == now:
         rows[-1].current = True

@@ -12,7 +12,13 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from apps.catalog.models import Category, Dataset, UnknownExpression, Vocabulary
+from apps.catalog.models import (
+    Category,
+    Dataset,
+    UnknownExpression,
+    Vocabulary,
+    VocabularyEntry,
+)
 from apps.catalog.services import template_create, template_edit
 from apps.catalog.services.vocabulary import (
     VocabularyEditConflict,
@@ -21,9 +27,11 @@ from apps.catalog.services.vocabulary import (
     unknown_expression_delete,
     vocabulary_create,
     vocabulary_entries_replace,
+    vocabulary_revision_restore,
 )
 from apps.catalog.vocabularies import (
     VocabularyLine,
+    vocabulary_history,
     vocabulary_lines,
     vocabulary_lines_diff,
     vocabulary_text_parse,
@@ -316,8 +324,11 @@ def test_a_conflicting_save_shows_what_changed_and_keeps_the_text(names, researc
     html = refused.content.decode()
     assert refused.status_code == 409
     assert "changed while you edited it" in html
-    assert '<span class="badge ok">added</span> Fàtima' in html
-    assert '<span class="badge status-rejected">removed</span> Montserrat' in html
+    assert '<span class="badge ok">added</span> <bdi class="value" lang="ca">Fàtima</bdi>' in html
+    assert (
+        '<span class="badge status-rejected">removed</span> '
+        '<bdi class="value" lang="ca">Montserrat</bdi>' in html
+    )
     assert "Jordi | m catalan | el Jordi" in html  # my text is kept
     assert [line.value for line in vocabulary_lines(vocabulary=names)] == [
         "Josep",
@@ -493,8 +504,6 @@ def test_every_save_that_changes_the_entries_adds_a_revision_with_the_definite_f
 
 
 def test_a_list_without_a_revision_is_recorded_first_so_it_is_never_lost(researcher):
-    from apps.catalog.models import VocabularyEntry
-
     vocabulary = vocabulary_create(name="castes", language="hi")
     for i, (value, group) in enumerate([("शर्मा", "ब्राह्मण"), ("अली", "मुसलमान")]):
         VocabularyEntry.objects.create(vocabulary=vocabulary, value=value, group=group, position=i)
@@ -523,8 +532,6 @@ def test_a_save_that_changes_no_entry_writes_no_revision(names):
 
 
 def test_restoring_a_revision_saves_its_list_as_a_new_revision(names, researcher, admin_user):
-    from apps.catalog.services.vocabulary import vocabulary_revision_restore
-
     _replace(names, [L("Jordi", "m catalan", "el Jordi")], saved_by=researcher)
     first = names.revisions.get(number=1)
     restored = vocabulary_revision_restore(
@@ -547,11 +554,16 @@ def test_restoring_a_revision_saves_its_list_as_a_new_revision(names, researcher
         is None
     )
     assert names.revisions.count() == 3
+    assert [
+        (r.revision.number, r.same_as, r.current) for r in vocabulary_history(vocabulary=names)
+    ] == [
+        (3, 1, True),
+        (2, None, False),
+        (1, None, False),
+    ]
 
 
 def test_a_stale_save_or_restore_is_refused_and_writes_no_revision(names):
-    from apps.catalog.services.vocabulary import vocabulary_revision_restore
-
     token = vocabulary_token(vocabulary=names)
     _replace(names, [L("Jordi", "m catalan", "el Jordi")])
     with pytest.raises(VocabularyEditConflict):
@@ -566,8 +578,6 @@ def test_a_stale_save_or_restore_is_refused_and_writes_no_revision(names):
 
 
 def test_a_list_saved_before_definite_forms_were_kept_is_not_restored_half(researcher):
-    from apps.catalog.services.vocabulary import vocabulary_revision_restore
-
     vocabulary = vocabulary_create(name="noms", language="ca")
     _replace(vocabulary, [L("Josep", "m"), L("Pau", "m")])
     _replace(vocabulary, [L("Josep", "m", "el Josep")], definite_forms=True)
@@ -582,8 +592,6 @@ def test_a_list_saved_before_definite_forms_were_kept_is_not_restored_half(resea
 
 
 def test_the_history_is_newest_first_with_what_each_revision_changed(names, researcher):
-    from apps.catalog.vocabularies import vocabulary_history
-
     _replace(
         names,
         [
@@ -620,12 +628,16 @@ def test_the_page_lists_the_history_and_restores_a_list(names, researcher):
     url = reverse("web:vocabulary", args=[names.pk])
     assert client.post(url, _edit(client, names, "Pau | m catalan | el Pau")).status_code == 302
     html = client.get(url).content.decode()
-    assert 'id="revision-2"' in html and 'id="revision-1"' in html
+    assert html.count('id="revisions"') == 1 and html.count('id="revision-1"') == 1
+    assert "<title>noms · Vocabularies · Kasauti</title>" in html
     assert html.index('id="revision-2"') < html.index('id="revision-1"')  # newest first
     assert f"· {researcher.get_username()} ·" in html  # revision 2's author
     assert "· no one recorded ·" in html  # revision 1: the fixture saved it without a user
-    assert '<span class="badge ok">added</span> Pau' in html
-    assert '<span class="badge status-rejected">removed</span> Montserrat' in html
+    assert '<span class="badge ok">added</span> <bdi class="value" lang="ca">Pau</bdi>' in html
+    assert (
+        '<span class="badge status-rejected">removed</span> '
+        '<bdi class="value" lang="ca">Montserrat</bdi>' in html
+    )
     assert 'id="restore-1"' in html and 'id="restore-2"' not in html  # 2 is the current list
     restore_url = reverse("web:vocabulary-restore", args=[names.pk, 1])
     assert f'form="vocabulary-form" formaction="{restore_url}"' in html
@@ -652,7 +664,7 @@ def test_a_stale_restore_is_refused_with_what_changed(names, researcher, admin_u
     html = refused.content.decode()
     assert refused.status_code == 409
     assert "Revision 1 was not restored." in html and "changed while you edited it" in html
-    assert '<span class="badge ok">added</span> Pau' in html
+    assert '<span class="badge ok">added</span> <bdi class="value" lang="ca">Pau</bdi>' in html
     assert "my own text" in html  # the typed text is kept in the box
     assert names.revisions.count() == 2
     # The page now carries the current token: restoring again, having seen it, is accepted.
@@ -700,5 +712,8 @@ def test_html_in_the_history_is_escaped(researcher):
     html = client_for(researcher).get(reverse("web:vocabulary", args=[vocabulary.pk])).content
     html = html.decode()
     assert "<script>alert" not in html and "<b>x</b>" not in html and "<i>g</i>" not in html
-    assert '<span class="badge ok">added</span> &lt;b&gt;x&lt;/b&gt;' in html
+    assert (
+        '<span class="badge ok">added</span> <bdi class="value" lang="en">&lt;b&gt;x&lt;/b&gt;'
+        in html
+    )
     assert "&lt;script&gt;alert(1)&lt;/script&gt; | &lt;i&gt;g&lt;/i&gt;</pre>" in html
