@@ -167,6 +167,7 @@ def vocabulary_detail(request: HttpRequest, pk: int) -> HttpResponse:
     lines, problems = vocabulary_text_parse(text=data["text"])
     if problems:
         return _detail(request, vocabulary, form=form, problems=problems, status=400)
+    before = [line.key() for line in vocabulary_lines(vocabulary=vocabulary)]
     try:
         vocabulary_entries_replace(
             vocabulary=vocabulary,
@@ -183,11 +184,16 @@ def vocabulary_detail(request: HttpRequest, pk: int) -> HttpResponse:
     except KasautiError as exc:
         _form_error(form, exc)
         return _detail(request, vocabulary, form=form, status=400)
-    messages.success(
-        request,
-        f"{vocabulary.name} saved: {len(lines)} entr{'y' if len(lines) == 1 else 'ies'}. "
-        "Existing template versions keep the values they copied.",
-    )
+    if [line.key() for line in vocabulary_lines(vocabulary=vocabulary)] == before:
+        messages.info(
+            request, f"{vocabulary.name} saved: no entry changed, so no revision was recorded."
+        )
+    else:
+        messages.success(
+            request,
+            f"{vocabulary.name} saved: {len(lines)} entr{'y' if len(lines) == 1 else 'ies'}. "
+            "Existing template versions keep the values they copied.",
+        )
     return redirect("web:vocabulary", pk=vocabulary.pk)
 
 

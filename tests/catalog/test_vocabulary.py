@@ -651,6 +651,10 @@ def test_the_page_lists_the_history_and_restores_a_list(names, researcher):
     assert _revisions(names)[2][0::2] == (3, researcher)
     page = client.get(url)
     assert "revision 1 restored as revision 3" in page.content.decode()
+    # Saving the list as it is records nothing, and says so.
+    same = client.post(url, _edit(client, names, client.get(url).context["form"]["text"].value()))
+    assert same.status_code == 302 and names.revisions.count() == 3
+    assert "no entry changed, so no revision was recorded" in client.get(url).content.decode()
     assert client.get(restore_url).status_code == 405
     assert client.post(reverse("web:vocabulary-restore", args=[names.pk, 9])).status_code == 404
 
