@@ -655,6 +655,9 @@ def test_the_page_lists_the_history_and_restores_a_list(names, researcher):
     same = client.post(url, _edit(client, names, client.get(url).context["form"]["text"].value()))
     assert same.status_code == 302 and names.revisions.count() == 3
     assert "no entry changed, so no revision was recorded" in client.get(url).content.decode()
+    # A restore that does not name the list the page showed restores nothing.
+    assert client.post(restore_url, {}).status_code == 302 and names.revisions.count() == 3
+    assert "nothing was restored" in client.get(url).content.decode()
     assert client.get(restore_url).status_code == 405
     assert client.post(reverse("web:vocabulary-restore", args=[names.pk, 9])).status_code == 404
 
