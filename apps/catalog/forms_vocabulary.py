@@ -39,6 +39,17 @@ class VocabularyEditForm(forms.Form):
     base_text = _NfcCharField(required=False, strip=False, widget=forms.HiddenInput)
 
 
+class VocabularyRestoreForm(forms.Form):
+    """A "Restore this list" button submits the editor's form to the revision's address: the
+    token (and list) the page was loaded with, so a restore follows the conflict rule of a
+    save. The typed text is posted too, and kept in the box if the restore is refused."""
+
+    base_token = forms.CharField()
+    base_text = _NfcCharField(required=False, strip=False)
+    text = _NfcCharField(required=False, strip=False)
+    description = _NfcCharField(required=False)
+
+
 class UnknownExpressionForm(forms.Form):
     language = forms.CharField(max_length=16)
     text = _NfcCharField(max_length=200, label="Expression")

@@ -9,6 +9,11 @@ urlpatterns: list = [
     path("vocabularies/new/", views_vocabulary.vocabulary_create_view, name="vocabulary-create"),
     path("vocabularies/<int:pk>/", views_vocabulary.vocabulary_detail, name="vocabulary"),
     path(
+        "vocabularies/<int:pk>/revisions/<int:number>/restore/",
+        views_vocabulary.vocabulary_restore,
+        name="vocabulary-restore",
+    ),
+    path(
         "vocabularies/unknown-answers/",
         views_vocabulary.unknown_expression_add,
         name="unknown-expression-add",

@@ -1,7 +1,7 @@
 """Reads for the vocabulary editor (docs/studio/vocabulary.md): a vocabulary's lines with
 their definite forms, the token that says whether the list changed since an editor loaded it,
-what changed between two lists, the editor's text format, and the unknown-answer expressions
-per language.
+what changed between two lists, the editor's text format, a vocabulary's history (its
+revisions, each with what it changed), and the unknown-answer expressions per language.
 
 Definite forms. A language that puts an article before a name (Catalan: "el Josep", "la
 Montserrat"; EsBBQ's `name_def_ca`) keeps them in a parallel vocabulary named
@@ -19,7 +19,13 @@ from dataclasses import dataclass
 
 from django.db.models import Count
 
-from .models import LANGUAGE_NAMES, UnknownExpression, Vocabulary, VocabularyEntry
+from .models import (
+    LANGUAGE_NAMES,
+    UnknownExpression,
+    Vocabulary,
+    VocabularyEntry,
+    VocabularyRevision,
+)
 from .selectors import template_current_versions
 
 DEFINITE_SUFFIX = "-def"
@@ -160,6 +166,74 @@ def vocabulary_lines_diff(
     if common_before != common_after:
         changes.append(LineChange("moved", "", before="order changed", after=""))
     return changes
+
+
+def revision_entries(lines: list[VocabularyLine]) -> list[dict]:
+    """`lines` as a revision stores them: [{"value", "group", "definite"}], in order."""
+    return [{"value": x.value, "group": x.group, "definite": x.definite} for x in lines]
+
+
+def revision_lines(entries: list[dict]) -> list[VocabularyLine]:
+    """A revision's stored entries as lines (numbered from 1, as the editor would)."""
+    return [
+        VocabularyLine(
+            value=entry.get("value", ""),
+            group=entry.get("group", ""),
+            definite=entry.get("definite", ""),
+            line=i,
+        )
+        for i, entry in enumerate(entries, start=1)
+    ]
+
+
+@dataclass
+class RevisionRow:
+    revision: VocabularyRevision
+    lines: list[VocabularyLine]
+    # What changed from the previous revision (vocabulary_lines_diff); None for the first.
+    changes: list[LineChange] | None
+    current: bool  # the vocabulary's entries are this list now
+    definite: bool  # the list has definite forms
+    same_as: int | None = None  # the latest earlier revision with this very list (a restore)
+
+    @property
+    def text(self) -> str:
+        return vocabulary_text(lines=self.lines, definite=self.definite)
+
+
+def vocabulary_history(
+    *, vocabulary: Vocabulary, lines: list[VocabularyLine] | None = None
+) -> list[RevisionRow]:
+    """`vocabulary`'s revisions, newest first, each with what changed from the one before
+    (the same diff as a refused save shows), the earlier revision it repeats (a restore) and
+    whether it is the current list (`lines`, the vocabulary's lines if not given). One query."""
+    if lines is None:
+        lines = vocabulary_lines(vocabulary=vocabulary)
+    now = [line.key() for line in lines]
+    rows: list[RevisionRow] = []
+    previous: list[VocabularyLine] | None = None
+    seen: dict[tuple, int] = {}
+    for revision in vocabulary.revisions.select_related("saved_by").order_by("number"):
+        saved = revision_lines(revision.entries)
+        key = tuple(line.key() for line in saved)
+        rows.append(
+            RevisionRow(
+                revision=revision,
+                lines=saved,
+                changes=None
+                if previous is None
+                else vocabulary_lines_diff(before=previous, after=saved),
+                current=False,
+                definite=any(line.definite for line in saved),
+                same_as=seen.get(key),
+            )
+        )
+        seen[key] = revision.number
+        previous = saved
+    if rows and [line.key() for line in rows[-1].lines] == now:
+        rows[-1].current = True
+    rows.reverse()
+    return rows
 
 
 @dataclass

@@ -1,8 +1,10 @@
 """The vocabulary editor in a real browser: a researcher creates a vocabulary with definite
 forms by keyboard, types its entries (a repeated value refused, naming its line), adds an
 unknown answer for Tamil; two researchers editing one vocabulary: the second save is refused
-with what changed and the typed text kept. Devanagari entries are drawn with the served Noto
-face. Screenshots at 1366 and 390 px, as researcher and annotator."""
+with what changed and the typed text kept; the history lists every saved list with what it
+changed, and an earlier list is restored by keyboard as a new revision. Devanagari entries are
+drawn with the served Noto face. Screenshots at 1366 and 390 px, as researcher and annotator
+(who reads the history, without restore buttons)."""
 
 from __future__ import annotations
 
@@ -92,6 +94,35 @@ def test_researcher_writes_a_vocabulary_and_a_conflict_is_refused(open_as, demo_
         page.click("#save-vocabulary")
     assert [x.value for x in vocabulary_lines(vocabulary=vocabulary)] == ["राम", "गीता"]
 
+    # History: revisions 3 (mine), 2 (ravi's), 1 (the first list), newest first; restore 2.
+    numbers = page.locator("#revisions li.revision").evaluate_all(
+        "items => items.map(li => li.dataset.number)"
+    )
+    assert numbers == ["3", "2", "1"]
+    assert page.locator("#revision-3 .badge.ok", has_text="current").count() == 1
+    assert page.locator("#restore-3").count() == 0
+    assert "removed सीता" in " ".join(page.text_content("#revision-3").split())
+    assert "ravi" in page.text_content("#revision-2 .revision-head")
+    assert_served_font(page, "#revision-2 .revision-changes bdi.value", "hi")
+    page.fill("#id_text", "typed, then restored over")
+    page.focus("#restore-2")
+    with navigates(page):
+        page.keyboard.press("Enter")
+    assert "revision 2 restored as revision 4" in page.text_content(".messages")
+    assert [(x.value, x.definite) for x in vocabulary_lines(vocabulary=vocabulary)] == [
+        ("राम", "श्री राम"),
+        ("अली", "जनाब अली"),
+        ("सीता", "श्री सीता"),
+    ]
+    assert vocabulary.revisions.count() == 4
+    assert page.locator("#revision-4 .badge.ok", has_text="current").count() == 1
+    assert page.text_content("#revision-4 .same-as") == "the list of revision 2 again"
+    assert "सीता" in page.input_value("#id_text")
+    page.click("#revision-1 details summary")
+    assert page.text_content("#revision-1 pre") == "राम | ब्राह्मण | श्री राम\nअली | मुसलमान | जनाब अली"
+    assert_fits(page)
+    shot(page, "vocabulary_history_researcher_1366", full_page=True)
+
     # Unknown answers: Tamil has none; add one by keyboard.
     page.goto(f"{base}/vocabularies/")
     page.fill("#unknown-text-ta", "தெரியவில்லை")
@@ -104,6 +135,7 @@ def test_researcher_writes_a_vocabulary_and_a_conflict_is_refused(open_as, demo_
 
     phone = open_as("rekha", width=390, height=844)
     phone.goto(f"{base}/vocabularies/{vocabulary.pk}/")
+    phone.click("#revision-1 details summary")
     assert_fits(phone)
     assert_text_boxes_show_everything(phone)
     shot(phone, "vocabulary_researcher_390", full_page=True)
@@ -119,6 +151,9 @@ def test_annotator_reads_a_vocabulary_in_its_script(open_as, demo_users, live_se
     vocabulary = vocabulary_create(name="names-religion", language="hi")
     lines, _ = vocabulary_text_parse(text=NAMES)
     vocabulary_entries_replace(
+        vocabulary=vocabulary, lines=lines[:2], base_token=vocabulary_token(vocabulary=vocabulary)
+    )
+    vocabulary_entries_replace(
         vocabulary=vocabulary, lines=lines, base_token=vocabulary_token(vocabulary=vocabulary)
     )
     for width, height in ((1366, 900), (390, 844)):
@@ -126,6 +161,10 @@ def test_annotator_reads_a_vocabulary_in_its_script(open_as, demo_users, live_se
         page.goto(f"{live_server.url}/vocabularies/{vocabulary.pk}/")
         assert page.locator("#vocabulary-form").count() == 0
         assert page.locator("#entries tbody tr").count() == 3
+        # The history, read-only: what each revision changed, no restore button.
+        assert page.locator("#revisions li.revision").count() == 2
+        assert "added अली" in " ".join(page.text_content("#revision-2").split())
+        assert page.locator("button.restore").count() == 0
         assert_served_font(page, "#entries tbody tr:nth-child(2) td.value", "hi")
         assert_served_font(page, "#entries tbody tr:nth-child(3) td.group", "hi")
         assert_fits(page)

@@ -12,7 +12,13 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from apps.catalog.models import Category, Dataset, UnknownExpression, Vocabulary
+from apps.catalog.models import (
+    Category,
+    Dataset,
+    UnknownExpression,
+    Vocabulary,
+    VocabularyEntry,
+)
 from apps.catalog.services import template_create, template_edit
 from apps.catalog.services.vocabulary import (
     VocabularyEditConflict,
@@ -21,9 +27,11 @@ from apps.catalog.services.vocabulary import (
     unknown_expression_delete,
     vocabulary_create,
     vocabulary_entries_replace,
+    vocabulary_revision_restore,
 )
 from apps.catalog.vocabularies import (
     VocabularyLine,
+    vocabulary_history,
     vocabulary_lines,
     vocabulary_lines_diff,
     vocabulary_text_parse,
@@ -316,8 +324,11 @@ def test_a_conflicting_save_shows_what_changed_and_keeps_the_text(names, researc
     html = refused.content.decode()
     assert refused.status_code == 409
     assert "changed while you edited it" in html
-    assert '<span class="badge ok">added</span> Fàtima' in html
-    assert '<span class="badge status-rejected">removed</span> Montserrat' in html
+    assert '<span class="badge ok">added</span> <bdi class="value" lang="ca">Fàtima</bdi>' in html
+    assert (
+        '<span class="badge status-rejected">removed</span> '
+        '<bdi class="value" lang="ca">Montserrat</bdi>' in html
+    )
     assert "Jordi | m catalan | el Jordi" in html  # my text is kept
     assert [line.value for line in vocabulary_lines(vocabulary=names)] == [
         "Josep",
@@ -446,3 +457,270 @@ def test_html_in_values_is_escaped(researcher):
         html = client.get(url).content.decode()
         assert "<script>alert" not in html and "<b>v</b>" not in html and "<i>g</i>" not in html
         assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html or "&lt;i&gt;g&lt;/i&gt;" in html
+
+
+# --- history ----------------------------------------------------------------------------------
+
+
+def _revisions(vocabulary):
+    return [
+        (r.number, [(e["value"], e["group"], e["definite"]) for e in r.entries], r.saved_by)
+        for r in vocabulary.revisions.order_by("number")
+    ]
+
+
+def _replace(vocabulary, lines, **extra):
+    return vocabulary_entries_replace(
+        vocabulary=vocabulary,
+        lines=lines,
+        base_token=vocabulary_token(vocabulary=vocabulary),
+        **extra,
+    )
+
+
+def test_every_save_that_changes_the_entries_adds_a_revision_with_the_definite_forms(
+    names, researcher
+):
+    # The fixture's first save of an empty vocabulary: revision 1, nothing before it to keep.
+    assert _revisions(names) == [
+        (
+            1,
+            [
+                ("Josep", "m catalan", "el Josep"),
+                ("Montserrat", "f catalan", "la Montserrat"),
+                ("Mohamed", "m arab", "el Mohamed"),
+            ],
+            None,
+        )
+    ]
+    _replace(names, [L("Jordi", "m catalan", "el Jordi")], saved_by=researcher)
+    _replace(names, [L("Jordi", "m catalan", "l'en Jordi")], saved_by=researcher)
+    assert _revisions(names)[1:] == [
+        (2, [("Jordi", "m catalan", "el Jordi")], researcher),
+        (3, [("Jordi", "m catalan", "l'en Jordi")], researcher),
+    ]
+    # The -def partner keeps no history of its own: its forms are in the base's revisions.
+    assert not Vocabulary.objects.get(name="noms-def").revisions.exists()
+
+
+def test_a_list_without_a_revision_is_recorded_first_so_it_is_never_lost(researcher):
+    vocabulary = vocabulary_create(name="castes", language="hi")
+    for i, (value, group) in enumerate([("शर्मा", "ब्राह्मण"), ("अली", "मुसलमान")]):
+        VocabularyEntry.objects.create(vocabulary=vocabulary, value=value, group=group, position=i)
+    _replace(vocabulary, [L("शर्मा", "ब्राह्मण")], saved_by=researcher)
+    assert _revisions(vocabulary) == [
+        (1, [("शर्मा", "ब्राह्मण", ""), ("अली", "मुसलमान", "")], None),
+        (2, [("शर्मा", "ब्राह्मण", "")], researcher),
+    ]
+    # Changed outside the editor since (an import, a script): that list is recorded too.
+    VocabularyEntry.objects.create(vocabulary=vocabulary, value="मित्तल", group="बनिया", position=5)
+    _replace(vocabulary, [L("अली", "मुसलमान")], saved_by=researcher)
+    assert [(n, [e[0] for e in entries], by) for n, entries, by in _revisions(vocabulary)[2:]] == [
+        (3, ["शर्मा", "मित्तल"], None),
+        (4, ["अली"], researcher),
+    ]
+
+
+def test_a_save_that_changes_no_entry_writes_no_revision(names):
+    lines = vocabulary_lines(vocabulary=names)
+    _replace(names, lines)
+    _replace(names, lines, description="Noms")
+    names.refresh_from_db()
+    assert names.description == "Noms"  # the description is saved, the entries kept
+    assert names.revisions.count() == 1
+    assert [x.value for x in vocabulary_lines(vocabulary=names)] == [x.value for x in lines]
+
+
+def test_restoring_a_revision_saves_its_list_as_a_new_revision(names, researcher, admin_user):
+    _replace(names, [L("Jordi", "m catalan", "el Jordi")], saved_by=researcher)
+    first = names.revisions.get(number=1)
+    restored = vocabulary_revision_restore(
+        revision=first, base_token=vocabulary_token(vocabulary=names), saved_by=admin_user
+    )
+    assert (restored.number, restored.saved_by, restored.entries) == (3, admin_user, first.entries)
+    assert [x.key() for x in vocabulary_lines(vocabulary=names)] == [
+        ("Josep", "m catalan", "el Josep"),
+        ("Montserrat", "f catalan", "la Montserrat"),
+        ("Mohamed", "m arab", "el Mohamed"),
+    ]
+    assert list(
+        Vocabulary.objects.get(name="noms-def").entries.values_list("value", flat=True)
+    ) == ["el Josep", "la Montserrat", "el Mohamed"]
+    # History is not rewritten: revision 2 is still there, as saved.
+    assert _revisions(names)[1] == (2, [("Jordi", "m catalan", "el Jordi")], researcher)
+    # Restoring the list the vocabulary already has writes nothing.
+    assert (
+        vocabulary_revision_restore(revision=first, base_token=vocabulary_token(vocabulary=names))
+        is None
+    )
+    assert names.revisions.count() == 3
+    assert [
+        (r.revision.number, r.same_as, r.current) for r in vocabulary_history(vocabulary=names)
+    ] == [
+        (3, 1, True),
+        (2, None, False),
+        (1, None, False),
+    ]
+
+
+def test_a_stale_save_or_restore_is_refused_and_writes_no_revision(names):
+    token = vocabulary_token(vocabulary=names)
+    _replace(names, [L("Jordi", "m catalan", "el Jordi")])
+    with pytest.raises(VocabularyEditConflict):
+        vocabulary_entries_replace(
+            vocabulary=names, lines=[L("Pau", "m catalan", "el Pau")], base_token=token
+        )
+    with pytest.raises(VocabularyEditConflict) as caught:
+        vocabulary_revision_restore(revision=names.revisions.get(number=1), base_token=token)
+    assert [x.value for x in caught.value.current] == ["Jordi"]
+    assert names.revisions.count() == 2
+    assert [x.value for x in vocabulary_lines(vocabulary=names)] == ["Jordi"]
+
+
+def test_a_list_saved_before_definite_forms_were_kept_is_not_restored_half(researcher):
+    vocabulary = vocabulary_create(name="noms", language="ca")
+    _replace(vocabulary, [L("Josep", "m"), L("Pau", "m")])
+    _replace(vocabulary, [L("Josep", "m", "el Josep")], definite_forms=True)
+    with pytest.raises(VocabularyInputError) as caught:
+        vocabulary_revision_restore(
+            revision=vocabulary.revisions.get(number=1),
+            base_token=vocabulary_token(vocabulary=vocabulary),
+        )
+    assert [line for line, _ in caught.value.problems] == [1, 2]
+    assert "the definite form of 'Josep' is empty" in caught.value.problems[0][1]
+    assert vocabulary.revisions.count() == 2
+
+
+def test_the_history_is_newest_first_with_what_each_revision_changed(names, researcher):
+    _replace(
+        names,
+        [
+            L("Mohamed", "m arab", "el Mohamed"),
+            L("Josep", "m catalan", "en Josep"),
+            L("Fàtima", "f arab", "la Fàtima"),
+        ],
+        saved_by=researcher,
+    )
+    history = vocabulary_history(vocabulary=names)
+    assert [(r.revision.number, r.current) for r in history] == [(2, True), (1, False)]
+    assert history[1].changes is None  # the first recorded list
+    assert [(c.kind, c.value, c.before, c.after) for c in history[0].changes] == [
+        ("removed", "Montserrat", "f catalan | la Montserrat", ""),
+        ("changed", "Josep", "m catalan | el Josep", "m catalan | en Josep"),
+        ("added", "Fàtima", "", "f arab | la Fàtima"),
+        ("moved", "", "order changed", ""),
+    ]
+    assert history[0].text.splitlines()[0] == "Mohamed | m arab | el Mohamed"
+
+
+# --- history: the page --------------------------------------------------------------------------
+
+
+def _restore(client, vocabulary, number, **extra):
+    data = _edit(client, vocabulary, "typed, not saved")
+    return client.post(
+        reverse("web:vocabulary-restore", args=[vocabulary.pk, number]), {**data, **extra}
+    )
+
+
+def test_the_page_lists_the_history_and_restores_a_list(names, researcher):
+    client = client_for(researcher)
+    url = reverse("web:vocabulary", args=[names.pk])
+    assert client.post(url, _edit(client, names, "Pau | m catalan | el Pau")).status_code == 302
+    html = client.get(url).content.decode()
+    assert html.count('id="revisions"') == 1 and html.count('id="revision-1"') == 1
+    assert "<title>noms · Vocabularies · Kasauti</title>" in html
+    assert html.index('id="revision-2"') < html.index('id="revision-1"')  # newest first
+    assert f"· {researcher.get_username()} ·" in html  # revision 2's author
+    assert "· no one recorded ·" in html  # revision 1: the fixture saved it without a user
+    assert '<span class="badge ok">added</span> <bdi class="value" lang="ca">Pau</bdi>' in html
+    assert (
+        '<span class="badge status-rejected">removed</span> '
+        '<bdi class="value" lang="ca">Montserrat</bdi>' in html
+    )
+    assert 'id="restore-1"' in html and 'id="restore-2"' not in html  # 2 is the current list
+    restore_url = reverse("web:vocabulary-restore", args=[names.pk, 1])
+    assert f'form="vocabulary-form" formaction="{restore_url}"' in html
+    restored = _restore(client, names, 1)
+    assert restored.status_code == 302 and restored["Location"] == url + "#history"
+    assert [x.value for x in vocabulary_lines(vocabulary=names)] == [
+        "Josep",
+        "Montserrat",
+        "Mohamed",
+    ]
+    assert _revisions(names)[2][0::2] == (3, researcher)
+    page = client.get(url)
+    assert "revision 1 restored as revision 3" in page.content.decode()
+    # Saving the list as it is records nothing, and says so.
+    same = client.post(url, _edit(client, names, client.get(url).context["form"]["text"].value()))
+    assert same.status_code == 302 and names.revisions.count() == 3
+    assert "no entry changed, so no revision was recorded" in client.get(url).content.decode()
+    # A restore that does not name the list the page showed restores nothing.
+    assert client.post(restore_url, {}).status_code == 302 and names.revisions.count() == 3
+    assert "nothing was restored" in client.get(url).content.decode()
+    assert client.get(restore_url).status_code == 405
+    assert client.post(reverse("web:vocabulary-restore", args=[names.pk, 9])).status_code == 404
+
+
+def test_a_stale_restore_is_refused_with_what_changed(names, researcher, admin_user):
+    first, second = client_for(researcher), client_for(admin_user)
+    url = reverse("web:vocabulary", args=[names.pk])
+    stale = _edit(first, names, "my own text")
+    assert second.post(url, _edit(second, names, "Pau | m catalan | el Pau")).status_code == 302
+    refused = first.post(reverse("web:vocabulary-restore", args=[names.pk, 1]), stale)
+    html = refused.content.decode()
+    assert refused.status_code == 409
+    assert "Revision 1 was not restored." in html and "changed while you edited it" in html
+    assert '<span class="badge ok">added</span> <bdi class="value" lang="ca">Pau</bdi>' in html
+    assert "my own text" in html  # the typed text is kept in the box
+    assert names.revisions.count() == 2
+    # The page now carries the current token: restoring again, having seen it, is accepted.
+    form = refused.context["form"]
+    again = first.post(
+        reverse("web:vocabulary-restore", args=[names.pk, 1]),
+        {"base_token": form["base_token"].value(), "base_text": form["base_text"].value()},
+    )
+    assert again.status_code == 302 and names.revisions.count() == 3
+
+
+def test_a_restore_that_no_longer_fits_puts_the_list_in_the_box(researcher):
+    vocabulary = vocabulary_create(name="noms", language="ca")
+    _replace(vocabulary, [L("Josep", "m")])
+    _replace(vocabulary, [L("Pau", "m", "el Pau")], definite_forms=True)
+    client = client_for(researcher)
+    refused = _restore(client, vocabulary, 1)
+    html = refused.content.decode()
+    assert refused.status_code == 400
+    assert "Revision 1 was not restored: its list does not fit" in html
+    assert "Line 1: the definite form of &#x27;Josep&#x27; is empty" in html
+    assert refused.context["form"]["text"].value() == "Josep | m | "
+    assert vocabulary.revisions.count() == 2
+
+
+def test_annotators_read_the_history_but_cannot_restore(names, annotator):
+    _replace(names, [L("Pau", "m catalan", "el Pau")])
+    client = client_for(annotator)
+    page = client.get(reverse("web:vocabulary", args=[names.pk]))
+    html = page.content.decode()
+    assert page.status_code == 200 and 'id="revision-1"' in html and 'id="revision-2"' in html
+    assert "Restore this list" not in html and "formaction" not in html
+    refused = client.post(
+        reverse("web:vocabulary-restore", args=[names.pk, 1]),
+        {"base_token": vocabulary_token(vocabulary=names)},
+    )
+    assert refused.status_code == 403
+    assert names.revisions.count() == 2 and len(vocabulary_lines(vocabulary=names)) == 1
+
+
+def test_html_in_the_history_is_escaped(researcher):
+    vocabulary = vocabulary_create(name="v", language="en")
+    _replace(vocabulary, [L("<script>alert(1)</script>", "<i>g</i>")], saved_by=researcher)
+    _replace(vocabulary, [L("<b>x</b>", "<i>g</i>")], saved_by=researcher)
+    html = client_for(researcher).get(reverse("web:vocabulary", args=[vocabulary.pk])).content
+    html = html.decode()
+    assert "<script>alert" not in html and "<b>x</b>" not in html and "<i>g</i>" not in html
+    assert (
+        '<span class="badge ok">added</span> <bdi class="value" lang="en">&lt;b&gt;x&lt;/b&gt;'
+        in html
+    )
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; | &lt;i&gt;g&lt;/i&gt;</pre>" in html

@@ -8,23 +8,32 @@ version; the next edit of a template draws the new values.
 
 Two researchers editing one vocabulary: each save names the token of the list it started from
 (`vocabularies.vocabulary_token`); a save based on a list that changed meanwhile is refused
-(VocabularyEditConflict, nothing written) with the list as it now is."""
+(VocabularyEditConflict, nothing written) with the list as it now is.
+
+History: every save that changes the entries adds a VocabularyRevision of the list it saved
+(with the definite forms of `<name>-def`), in the same transaction; the list as it was before,
+if no revision records it yet (imported, or made before history was kept), is recorded first,
+by nobody. Restoring a revision saves its list again as a new revision: history is never
+rewritten."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
 from apps.core.errors import ConflictError, KasautiError
 from apps.core.text import nfc
 
 from ..board import is_language_code
-from ..models import UnknownExpression, Vocabulary, VocabularyEntry
+from ..models import UnknownExpression, Vocabulary, VocabularyEntry, VocabularyRevision
 from ..vocabularies import (
     DEFINITE_SUFFIX,
     VocabularyLine,
     definite_name,
+    revision_entries,
+    revision_lines,
     vocabulary_definite_base,
     vocabulary_definite_partner,
     vocabulary_lines,
@@ -156,12 +165,66 @@ def vocabulary_entries_replace(
     base_token: str,
     description: str | None = None,
     definite_forms: bool = False,
+    saved_by: AbstractBaseUser | None = None,
 ) -> Vocabulary:
     """Replace the vocabulary's entries (and their definite forms, in `<name>-def`) by `lines`,
-    in their order. Refused with VocabularyEditConflict if the vocabulary is no longer the one
-    `base_token` names, with VocabularyInputError (every bad line named) on an empty or
-    duplicate value or a missing definite form. `definite_forms` starts keeping definite
-    forms (creates `<name>-def`); once kept, every line needs one."""
+    in their order, and record the new list as a revision saved by `saved_by`. Refused with
+    VocabularyEditConflict if the vocabulary is no longer the one `base_token` names, with
+    VocabularyInputError (every bad line named) on an empty or duplicate value or a missing
+    definite form. `definite_forms` starts keeping definite forms (creates `<name>-def`); once
+    kept, every line needs one. A save that leaves the entries as they are writes no entry and
+    no revision (a changed description is still saved)."""
+    vocabulary, _ = _replace(
+        vocabulary=vocabulary,
+        lines=lines,
+        base_token=base_token,
+        description=description,
+        definite_forms=definite_forms,
+        saved_by=saved_by,
+    )
+    return vocabulary
+
+
+def vocabulary_revision_restore(
+    *,
+    revision: VocabularyRevision,
+    base_token: str,
+    saved_by: AbstractBaseUser | None = None,
+) -> VocabularyRevision | None:
+    """Save `revision`'s list as the vocabulary's entries again, through the same checks as an
+    edit (the conflict token, every line valid, definite forms where the vocabulary keeps
+    them): a new revision is added, the history is not rewritten. None when the list already
+    is `revision`'s (nothing written)."""
+    lines = revision_lines(revision.entries)
+    _, written = _replace(
+        vocabulary=revision.vocabulary,
+        lines=lines,
+        base_token=base_token,
+        definite_forms=any(line.definite for line in lines),
+        saved_by=saved_by,
+    )
+    return written
+
+
+def _revision_add(
+    *, vocabulary: Vocabulary, entries: list[dict], saved_by: AbstractBaseUser | None
+) -> VocabularyRevision:
+    """The next revision of `vocabulary` (whose row the caller holds locked)."""
+    last = vocabulary.revisions.order_by("-number").values_list("number", flat=True).first()
+    return VocabularyRevision.objects.create(
+        vocabulary=vocabulary, number=(last or 0) + 1, entries=entries, saved_by=saved_by
+    )
+
+
+def _replace(
+    *,
+    vocabulary: Vocabulary,
+    lines: Sequence[VocabularyLine],
+    base_token: str,
+    description: str | None = None,
+    definite_forms: bool = False,
+    saved_by: AbstractBaseUser | None = None,
+) -> tuple[Vocabulary, VocabularyRevision | None]:
     base = vocabulary_definite_base(vocabulary=vocabulary)
     if base is not None:
         raise KasautiError(
@@ -182,6 +245,14 @@ def vocabulary_entries_replace(
         if description is not None:
             vocabulary.description = nfc(description.strip())
             vocabulary.save(update_fields=["description"])
+        before, after = revision_entries(current), revision_entries(clean)
+        if after == before:
+            return vocabulary, None
+        # The list as it was, unless the last revision already records it: the state before
+        # this edit is never lost (a list imported, or saved before history was kept).
+        last = vocabulary.revisions.order_by("-number").values_list("entries", flat=True).first()
+        if before and last != before:
+            _revision_add(vocabulary=vocabulary, entries=before, saved_by=None)
         if definite and partner is None:
             partner = Vocabulary.objects.create(
                 name=definite_name(vocabulary.name),
@@ -201,7 +272,8 @@ def vocabulary_entries_replace(
                 )
                 for i, line in enumerate(clean)
             )
-    return vocabulary
+        revision = _revision_add(vocabulary=vocabulary, entries=after, saved_by=saved_by)
+    return vocabulary, revision
 
 
 def unknown_expression_create(*, language: str, text: str) -> UnknownExpression:
