@@ -62,6 +62,7 @@ from .vocabulary import (
     unknown_expression_delete,
     vocabulary_create,
     vocabulary_entries_replace,
+    vocabulary_revision_restore,
 )
 
 __all__ = [
@@ -106,4 +107,5 @@ __all__ = [
     "unknown_expression_delete",
     "vocabulary_create",
     "vocabulary_entries_replace",
+    "vocabulary_revision_restore",
 ]
