@@ -126,6 +126,13 @@ class CampaignListApi(APIView):
         sample_size = serializers.IntegerField(min_value=1, max_value=10000, default=100)
         seed = serializers.IntegerField(min_value=0, max_value=2**31 - 1, default=0)
         tier = serializers.ChoiceField(choices=["language", "social_science"], default="language")
+        only = serializers.ListField(
+            child=serializers.IntegerField(min_value=1),
+            required=False,
+            allow_empty=False,
+            max_length=10000,
+            help_text="Ids of the kind's targets to keep (e.g. template versions); default all.",
+        )
 
     @extend_schema(responses=CampaignOutput(many=True))
     def get(self, request):

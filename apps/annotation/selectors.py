@@ -12,6 +12,7 @@ from apps.accounts.roles import is_annotator, is_researcher
 from apps.catalog import generators
 from apps.catalog.models import Finding, Instance, TemplateVersion, UnknownExpression
 from apps.catalog.selectors import template_version_spec
+from apps.core.errors import KasautiError
 
 from . import agreement
 from .models import (
@@ -423,3 +424,18 @@ def campaign_tuple_votes(*, campaign: Campaign) -> list[dict[str, Any]]:
             }
         )
     return rows
+
+
+def campaign_targets_named(*, kind: str, ids: list[str]) -> list[str]:
+    """How the new-campaign page names targets chosen elsewhere (`?only=<id>`): each as its
+    model says (a template version: "dataset:T-12 v3"); ids that are not whole numbers or of
+    no such row are left out (campaign_create names them when it refuses)."""
+    from .kinds import campaign_kind_get
+
+    try:
+        spec = campaign_kind_get(kind)
+    except KasautiError:
+        return []
+    wanted = [int(pk) for pk in ids if pk.isdigit()]
+    model = CampaignItem._meta.get_field(spec.target).related_model
+    return [str(row) for row in model.objects.filter(pk__in=wanted).order_by("pk")]

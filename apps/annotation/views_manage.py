@@ -36,6 +36,7 @@ ADJUDICATION_EDIT_FIELDS = tuple(
 @researcher_required
 def campaign_new(request: HttpRequest) -> HttpResponse:
     annotators = User.objects.filter(groups__name="annotator", is_active=True).order_by("username")
+    only = (request.POST if request.method == "POST" else request.GET).getlist("only")
     error = ""
     if request.method == "POST":
         try:
@@ -52,9 +53,10 @@ def campaign_new(request: HttpRequest) -> HttpResponse:
                 seed=int(request.POST.get("seed") or 0),
                 tier=request.POST.get("tier") or "language",
                 created_by=request.user,
+                only=[int(pk) for pk in request.POST.getlist("only")] or None,
             )
         except ValueError:
-            error = "annotators per item, sample size and seed are whole numbers"
+            error = "annotators per item, sample size, seed and chosen items are whole numbers"
         except KasautiError as exc:
             error = str(exc)
         else:
@@ -72,6 +74,11 @@ def campaign_new(request: HttpRequest) -> HttpResponse:
             # ?dataset=<pk>&kind=template_validation); a refused POST shows what was posted.
             "posted": request.POST if request.method == "POST" else request.GET,
             "posted_annotators": request.POST.getlist("annotators"),
+            # Items chosen elsewhere (the template page's "Send to validation": ?only=<id>).
+            "only": only,
+            "only_named": selectors.campaign_targets_named(
+                kind=(request.POST or request.GET).get("kind", ""), ids=only
+            ),
         },
         status=400 if error else 200,
     )

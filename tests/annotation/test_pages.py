@@ -130,6 +130,32 @@ def test_new_campaign_form_is_preselected_by_the_studios_link(campaign, research
     )
     assert f'<option value="{campaign.dataset_id}" selected>' in page
     assert '<option value="template_validation" selected>' in page
+    assert 'id="only-items"' not in page
+
+
+def test_new_campaign_form_keeps_the_chosen_template(templates, researcher, annotator,
+                                                     second_annotator):  # fmt: skip
+    """The template page's "Send to validation" links with ?only=<version>: the form names it,
+    posts it, and the campaign has that one item."""
+    from apps.annotation.models import Campaign
+
+    version = templates[2]
+    client = _client(researcher)
+    query = {
+        "dataset": version.template.dataset_id,
+        "kind": "template_validation",
+        "only": version.pk,
+    }
+    page = client.get("/annotate/manage/campaigns/new/", query).content.decode()
+    assert f'<span class="mono">{version}</span>' in page
+    assert f'<input type="hidden" name="only" value="{version.pk}">' in page
+    created = client.post(
+        "/annotate/manage/campaigns/new/",
+        {**query, "annotators": [annotator.pk, second_annotator.pk]},
+    )
+    assert created.status_code == 302
+    campaign = Campaign.objects.get()
+    assert list(campaign.items.values_list("template_version_id", flat=True)) == [version.pk]
 
 
 def test_adjudication_edit_keeps_untouched_multiline_fields(

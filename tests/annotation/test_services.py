@@ -272,3 +272,21 @@ def test_sentence_review_second_tier_sees_only_what_the_first_kept(annotator, se
     )
     assert list(second.items.values_list("context_sentence", flat=True)) == [kept.pk]
     assert dropped.pk not in second.items.values_list("context_sentence", flat=True)
+
+
+def test_only_the_chosen_targets_go_into_the_campaign(templates, annotator, second_annotator):
+    """The template page's "Send to validation" sends one version, not every draft."""
+    chosen = templates[1]
+    campaign = _campaign(templates, annotator, second_annotator, only=[chosen.pk])
+    assert list(campaign.items.values_list("template_version_id", flat=True)) == [chosen.pk]
+    assert campaign.params["only"] == [chosen.pk]
+    chosen.refresh_from_db()
+    assert chosen.status == ReviewStatus.IN_REVIEW
+    assert TemplateVersion.objects.get(pk=templates[0].pk).status == ReviewStatus.DRAFT
+    # A chosen version the kind would not take (approved) is named; nothing is written.
+    approved = templates[2]
+    TemplateVersion.objects.filter(pk=approved.pk).update(status=ReviewStatus.APPROVED)
+    before = CampaignItem.objects.count()
+    with pytest.raises(KasautiError, match=rf"template version {approved.pk} cannot be annotated"):
+        _campaign(templates, annotator, second_annotator, only=[templates[0].pk, approved.pk])
+    assert CampaignItem.objects.count() == before

@@ -229,6 +229,21 @@ def test_adapt_three_write_one_validate_and_release(
     assert page.text_content("#removed-total").strip() == "1"
     shot(page, "studio_journey_report_1366", full_page=True)
 
+    # "Send to validation" on a template's page chooses that version only; the form names it
+    # and offers to take every draft instead.
+    page.goto(f"{base}/templates/{new.pk}/")
+    with navigates(page):
+        page.click("#send-to-validation")
+    assert "Age-new-1 v1" in page.text_content("#only-items")
+    shot(page, "studio_journey_send_one_1366", full_page=True)
+    page.set_viewport_size({"width": 390, "height": 844})
+    assert_fits(page)
+    shot(page, "studio_journey_send_one_390", full_page=True)
+    page.set_viewport_size({"width": 1366, "height": 900})
+    with navigates(page):
+        page.click("#take-all")
+    assert page.locator("#only-items").count() == 0
+
     # Send to validation from the dataset page: the campaign form comes preselected.
     page.goto(f"{base}/datasets/{target.pk}/")
     with navigates(page):

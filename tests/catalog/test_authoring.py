@@ -419,12 +419,15 @@ def test_signed_out_visitors_are_sent_to_sign_in(client):
 def test_template_page_links_edit_and_validation_for_researchers_only(
     client, researcher, annotator, dataset
 ):
-    template = TemplateVersionFactory(template__dataset=dataset).template
+    version = TemplateVersionFactory(template__dataset=dataset)
+    template = version.template
     client.force_login(researcher)
     page = client.get(reverse("web:template", args=[template.pk])).content.decode()
     assert reverse("web:template-edit", args=[template.pk]) in page
+    # "Send to validation" sends this version only.
     assert (
-        reverse("annotation:campaign-new") + f"?dataset={dataset.pk}&amp;kind=template_validation"
+        reverse("annotation:campaign-new")
+        + f"?dataset={dataset.pk}&amp;kind=template_validation&amp;only={version.pk}"
         in page
     )
     client.force_login(annotator)

@@ -32,10 +32,15 @@ def campaign_create(
     seed: int = 0,
     tier: str = "language",
     created_by=None,
+    only: Sequence[int] | None = None,
 ) -> Campaign:
     """Create a campaign, its items and its assignment in one transaction: every item gets
     exactly `annotators_per_item` distinct annotators who cover its language, and loads are
-    balanced. Refuses (and writes nothing) when that is impossible."""
+    balanced. Refuses (and writes nothing) when that is impossible.
+
+    `only`: ids of the kind's targets to keep (the template versions a researcher sends from
+    the template studio); the kind's other targets are left out, and a chosen id the kind would
+    not take (a version no longer current, approved, or with errors) is named in the refusal."""
     spec = campaign_kind_get(kind)
     per_item = annotators_per_item or spec.default_annotators
     if per_item < 1:
@@ -53,6 +58,16 @@ def campaign_create(
     targets, why = spec.targets(
         dataset=dataset, language=language, sample_size=sample_size, seed=seed, tier=tier
     )
+    if only is not None:
+        wanted = set(only)
+        targets = [t for t in targets if getattr(t[spec.target], "pk", t[spec.target]) in wanted]
+        missing = wanted - {getattr(t[spec.target], "pk", t[spec.target]) for t in targets}
+        if missing:
+            raise KasautiError(
+                f"only: {spec.target.replace('_', ' ')} {', '.join(map(str, sorted(missing)))} "
+                f"cannot be annotated in a {kind} campaign of {dataset.name}"
+                + (f" ({why})" if why else "")
+            )
     if not targets:
         raise KasautiError(
             f"nothing to annotate in {dataset.name} for a {kind} campaign"
@@ -74,7 +89,12 @@ def campaign_create(
             kind=kind,
             language=language,
             annotators_per_item=per_item,
-            params={"sample_size": sample_size, "seed": seed, "tier": tier},
+            params={
+                "sample_size": sample_size,
+                "seed": seed,
+                "tier": tier,
+                **({"only": sorted(set(only))} if only is not None else {}),
+            },
             created_by=created_by,
         )
         campaign.annotators.set(annotators)
