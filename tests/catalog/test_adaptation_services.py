@@ -149,6 +149,7 @@ def test_link_an_existing_template_and_replace_an_imports_links(source, target):
     assert Adaptation.objects.filter(dataset=target).count() == 1
     links, removed = adaptation_links_replace(
         dataset=target,
+        templates=[written.template],
         links=[(versions[0].template, written.template), (versions[0].template, written.template)],
         removed_reason="not adapted in the imported files",
     )

@@ -29,7 +29,7 @@ from typing import Any
 from django.db import transaction
 
 from apps.catalog import services
-from apps.catalog.models import Adaptation, Category, Dataset, Template, TemplateVersion
+from apps.catalog.models import Category, Dataset, Template, TemplateVersion
 from apps.core.errors import ImportProblem, ImportRejected, KasautiError
 from apps.core.text import nfc
 
@@ -252,38 +252,26 @@ def _adaptation_write(
         dataset = services.dataset_source_set(dataset=dataset, source=source)
     except KasautiError as error:  # another source already recorded, or a cycle
         raise ImportRejected([ImportProblem("", None, "adapted_from", str(error))]) from error
-    # Matched in phase 1; a source template deleted since then is simply not linked.
+    # Matched in phase 1; a source template deleted since then is simply not linked. Two
+    # queries for the templates on both sides (a version's `.template` is one per row).
     sources = Template.objects.in_bulk({pk for pks in matches for pk in pks})
+    targets = Template.objects.in_bulk({version.template_id for version in versions})
     links = [
-        (sources[pk], version.template)
+        (sources[pk], targets[version.template_id])
         for version, pks in zip(versions, matches, strict=True)
         for pk in pks
         if pk in sources
     ]
-    imported = {version.template_id for version in versions}
-    kept = [
-        (link.source, link.template)
-        for link in Adaptation.objects.filter(dataset=dataset, template__isnull=False)
-        .exclude(template_id__in=imported)
-        .select_related("source", "template")
-    ]
-    # A removal recorded by hand (adaptation_remove, with its reason) keeps its reason.
-    reasons = dict(
-        Adaptation.objects.filter(dataset=dataset, template__isnull=True)
-        .exclude(reason__startswith=_REMOVED_PREFIX)
-        .values_list("source_id", "reason")
-    )
     report.adaptation_links, report.sample_removed = services.adaptation_links_replace(
         dataset=dataset,
-        links=kept + links,
+        templates=targets.values(),
+        links=links,
         removed_reason=f"{_REMOVED_PREFIX} of {dataset.name} adapts it (the import "
         f"of {', '.join(report.files)} with --adapted-from {source.name} names it in no row's "
         "source reference).",
+        # A removal recorded by hand (adaptation_remove, with its reason) keeps its reason.
+        import_reason_prefix=_REMOVED_PREFIX,
     )
-    for source_id, reason in reasons.items():
-        Adaptation.objects.filter(
-            dataset=dataset, source_id=source_id, template__isnull=True
-        ).update(reason=reason)
 
 
 def templates_import(

@@ -168,29 +168,46 @@ def adaptation_link(
 
 
 def adaptation_links_replace(
-    *, dataset: Dataset, links: Iterable[tuple[Template, Template]], removed_reason: str
+    *,
+    dataset: Dataset,
+    templates: Iterable[Template],
+    links: Iterable[tuple[Template, Template]],
+    removed_reason: str,
+    import_reason_prefix: str = "",
 ) -> tuple[int, int]:
-    """An import's record, written at once: the links (source, target) it read replace the
-    dataset's previous ones, and every source template it did not adapt is Sample-Removed with
-    `removed_reason`. Returns (links, removed)."""
+    """An import's record, written at once. The links of `templates` (the ones the import
+    wrote) are replaced by `links` (source, target); the links of the dataset's other templates
+    stay, so workbooks may come in several imports. Every source template that no link of the
+    dataset adapts is Sample-Removed: a removal a person recorded keeps its reason; one an
+    earlier import recorded (its reason starts with `import_reason_prefix`), and each new one,
+    gets `removed_reason`; the removal of a source that is now adapted is dropped. Returns (the
+    dataset's links, its Sample-Removed source templates)."""
     if dataset.adapted_from_id is None:
         raise KasautiError(f"{dataset.name} adapts no dataset")
-    links = list(dict.fromkeys((s.pk, t.pk) for s, t in links))
+    template_ids = {template.pk for template in templates}
+    pairs = list(dict.fromkeys((s.pk, t.pk) for s, t in links))
+    if any(t not in template_ids for _, t in pairs):  # a caller bug, not bad input
+        raise KasautiError("a link's target is not one of the templates whose links it replaces")
     with transaction.atomic():
-        Adaptation.objects.filter(dataset=dataset).delete()
+        Adaptation.objects.filter(dataset=dataset, template_id__in=template_ids).delete()
         Adaptation.objects.bulk_create(
-            Adaptation(dataset=dataset, source_id=s, template_id=t) for s, t in links
+            Adaptation(dataset=dataset, source_id=s, template_id=t) for s, t in pairs
         )
-        adapted = {s for s, _ in links}
-        removed = [
+        linked = Adaptation.objects.filter(dataset=dataset, template__isnull=False)
+        adapted = set(linked.values_list("source_id", flat=True))
+        removals = Adaptation.objects.filter(dataset=dataset, template__isnull=True)
+        removals.filter(source_id__in=adapted).delete()
+        if import_reason_prefix:
+            removals.filter(reason__startswith=import_reason_prefix).update(reason=removed_reason)
+        recorded = set(removals.values_list("source_id", flat=True))
+        Adaptation.objects.bulk_create(
             Adaptation(dataset=dataset, source_id=pk, reason=removed_reason)
             for pk in Template.objects.filter(dataset_id=dataset.adapted_from_id)
             .order_by("position", "id")
             .values_list("pk", flat=True)
-            if pk not in adapted
-        ]
-        Adaptation.objects.bulk_create(removed)
-    return len(links), len(removed)
+            if pk not in adapted and pk not in recorded
+        )
+        return linked.count(), removals.count()
 
 
 def adaptation_remove(
