@@ -3,7 +3,7 @@
 
 Per benchmark it prints:
   * Kasauti round trip: the instances of the original import and of the re-imported export,
-    every content column (apps.catalog.exporters.ROUNDTRIP_COLUMNS), count, identical rows, the
+    every content column (apps.catalog.exporters.roundtrip_columns), count, identical rows, the
     first difference;
   * against the published instances: EsBBQ / CaBBQ: the re-imported export rendered as the
     published `data_<l>/<Category>.full.csv` rows (bench/esbbq_reproduce.py's comparison),

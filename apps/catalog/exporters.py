@@ -28,6 +28,7 @@ import re
 import zipfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -303,43 +304,43 @@ def kasauti_template_fields(cell: str) -> dict[str, Any]:
 
 # --- what a round trip keeps --------------------------------------------------------------------
 
-# Every Instance column that is content (not a key, a dataset, a version or a time): importing an
-# export into a new dataset and instantiating it must give these exactly, in this order.
-ROUNDTRIP_COLUMNS = (
-    "category__name",
-    "example_id",
-    "language",
-    "question_index",
-    "combination",
-    "name_order",
-    "context_condition",
-    "question_polarity",
-    "pairing",
-    "proper_noun",
-    "noun_form",
-    "additional_metadata",
-    "placeholder_values",
-    "context",
-    "question",
-    "ans0",
-    "ans1",
-    "ans2",
-    "option_roles",
-    "answer_info",
-    "label",
-    "template_version__template__external_id",
-)
+# Not content: an Instance row's keys and bookkeeping, and what only a translation carries.
+_NOT_CONTENT = {
+    "dataset_id",
+    "template_version_id",
+    "source_id",
+    "source_instance_id",
+    "retired_at",
+    "created_at",
+    "review",
+}
+
+
+@cache
+def roundtrip_columns() -> tuple[str, ...]:
+    """Every Instance column that is content: importing an export into a new dataset and
+    instantiating it must give these exactly. Derived from the one list of an Instance row's
+    columns (apps/catalog/bulk.py, imported when first asked: registering the layouts at start-up
+    stays free), with the category by name and the template by its external id, as a new dataset
+    has other keys."""
+    from apps.catalog.bulk import INSTANCE_ALL_COLUMNS
+
+    return (
+        *("category__name" if column == "category_id" else column
+          for column in INSTANCE_ALL_COLUMNS if column not in _NOT_CONTENT),
+        "template_version__template__external_id",
+    )  # fmt: skip
 
 
 def roundtrip_rows(*, dataset: Any) -> list[tuple]:
-    """The dataset's live original instances as ROUNDTRIP_COLUMNS tuples, by category and
+    """The dataset's live original instances as roundtrip_columns() tuples, by category and
     example id (what `export_templates` round trips are checked on)."""
     from apps.catalog.models import Instance
 
     return list(
         Instance.objects.filter(dataset=dataset, retired_at__isnull=True, source_instance=None)
         .order_by("category__name", "example_id")
-        .values_list(*ROUNDTRIP_COLUMNS)
+        .values_list(*roundtrip_columns())
     )
 
 

@@ -1,7 +1,7 @@
 """Write back in the benchmark's own layout (apps/catalog/exporters.py): on small hand-written
 files per format that reproduce the quirks the readers handle, importing an export into a NEW
 dataset and instantiating it gives exactly the instances of the original (every content column:
-apps.catalog.exporters.ROUNDTRIP_COLUMNS). Edited templates export their edited texts; a
+apps.catalog.exporters.roundtrip_columns). Edited templates export their edited texts; a
 template written in Kasauti exports like any other."""
 
 from __future__ import annotations
