@@ -7,7 +7,6 @@ number of queries whatever the size of the source (BBQ has ~450 templates)."""
 
 from __future__ import annotations
 
-import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
@@ -477,10 +476,3 @@ ADAPTED_CLASS_CHOICES = [
         "Culturally Transformed (CT): entities replaced by local ones",
     ),
 ]
-
-_TOKEN = re.compile(r"^[a-z]{2,3}(?:-[A-Za-z0-9]{2,8})*$")
-
-
-def is_language_code(value: str) -> bool:
-    """An ISO 639 code, optionally with subtags (hi, ca, pt-BR)."""
-    return bool(_TOKEN.match(value))

@@ -13,6 +13,8 @@ from typing import Any
 
 from django import forms
 
+from apps.core.text import LANGUAGE_CODE_RE, is_language_code
+
 from .importers.values import parse_group_list
 from .instantiation import NAME_AXES
 from .models import (
@@ -43,7 +45,6 @@ IDENTITY_FIELDS = (
     "variant",
     "base_version",
 )
-LANGUAGE_RE = r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$"
 
 TEXTS = {
     "ambiguous_context": "Ambiguous context",
@@ -195,7 +196,7 @@ class TemplateAuthoringForm(forms.Form):
     base_version = forms.IntegerField(required=False, min_value=1, widget=forms.HiddenInput)
 
     language = forms.RegexField(
-        regex=LANGUAGE_RE,
+        regex=LANGUAGE_CODE_RE,
         max_length=16,
         initial="en",
         help_text="hi, ta, es, ...",
@@ -287,7 +288,7 @@ class TemplateAuthoringForm(forms.Form):
             for name in self.list_names(version)
         ]
         language = str(self.data.get("language") or self.initial.get("language") or "en")
-        if not re.match(LANGUAGE_RE, language):
+        if not is_language_code(language):
             language = "en"
         for name, field in self.fields.items():
             described = [f"findings-{name}"]

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from django import forms
 
-from apps.core.text import nfc
+from apps.core.text import is_language_code, nfc
 
-from .board import ADAPTED_CLASS_CHOICES, is_language_code
+from .board import ADAPTED_CLASS_CHOICES
 from .models import Category, Dataset
 
 

@@ -24,9 +24,8 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
 from apps.core.errors import ConflictError, KasautiError
-from apps.core.text import nfc
+from apps.core.text import is_language_code, nfc
 
-from ..board import is_language_code
 from ..models import UnknownExpression, Vocabulary, VocabularyEntry, VocabularyRevision
 from ..vocabularies import (
     DEFINITE_SUFFIX,

@@ -8,7 +8,6 @@ readable in the words they were given to (the issue's "versioned questions").
 from __future__ import annotations
 
 import copy
-import re
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -18,6 +17,7 @@ from django.utils import timezone
 
 from apps.catalog.models import Dataset
 from apps.core.errors import ConflictError, KasautiError
+from apps.core.text import is_language_code
 
 from ..models import Answer, Survey, SurveyVersion
 from ..questionnaire import content_normalise, content_problems, default_content
@@ -172,9 +172,6 @@ def survey_delete(*, survey: Survey) -> None:
     survey.delete()
 
 
-LANGUAGE_RE = re.compile(r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$")
-
-
 def survey_languages_check(*, languages: list[str]) -> list[str]:
     """The language codes, checked: at least one, each a language code (hi, es, pt-BR), none
     twice. Returns them in order; raises KasautiError naming the bad code."""
@@ -182,7 +179,7 @@ def survey_languages_check(*, languages: list[str]) -> list[str]:
     if not codes:
         raise KasautiError("languages: choose at least one language")
     for code in codes:
-        if not LANGUAGE_RE.match(code):
+        if not is_language_code(code):
             raise KasautiError(
                 f"languages: {code!r} is not a language code (two or three lowercase letters, "
                 "e.g. hi, es, mni)"
