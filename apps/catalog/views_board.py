@@ -9,7 +9,7 @@ from urllib.parse import urlencode
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import NoReverseMatch, reverse
+from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from apps.accounts.decorators import researcher_required, role_required
@@ -28,19 +28,9 @@ from .services.adaptation import (
     dataset_source_set,
 )
 
-# The template editing page, written alongside the board; until it exists a started draft
-# opens on the template's page.
+# A started draft opens in the template editor.
 TEMPLATE_EDIT_URL = "web:template-edit"
-TEMPLATE_PAGE_URL = "web:template"
 _BACK_KEYS = ("category", "status", "page")
-
-
-def template_edit_url_name() -> str:
-    try:
-        reverse(TEMPLATE_EDIT_URL, args=[1])
-    except NoReverseMatch:
-        return TEMPLATE_PAGE_URL
-    return TEMPLATE_EDIT_URL
 
 
 def _back_query(request: HttpRequest) -> str:
@@ -70,7 +60,7 @@ def _board(
     context: dict = {
         "dataset": dataset,
         "can_edit": can_edit,
-        "edit_url": template_edit_url_name(),
+        "edit_url": TEMPLATE_EDIT_URL,
         "language_names": LANGUAGE_NAMES,
         "statuses": board.BOARD_STATUSES,
         "class_choices": board.ADAPTED_CLASS_CHOICES,
@@ -185,7 +175,7 @@ def adaptation_start_view(request: HttpRequest, pk: int) -> HttpResponse:
             f"Draft {version.template.external_id} copied from "
             f"{source_template.external_id}: translate and adapt it.",
         )
-        return redirect(template_edit_url_name(), pk=version.template_id)
+        return redirect(TEMPLATE_EDIT_URL, pk=version.template_id)
 
     return _row_action(request, pk, StartForm, "start", apply)
 

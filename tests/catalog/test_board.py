@@ -198,9 +198,9 @@ def test_start_copies_the_source_into_a_draft_and_opens_it(bbq, esbbq, researche
 
 
 def board_edit_url_name() -> str:
-    from apps.catalog.views_board import template_edit_url_name
+    from apps.catalog.views_board import TEMPLATE_EDIT_URL
 
-    return template_edit_url_name()
+    return TEMPLATE_EDIT_URL
 
 
 def test_the_board_shows_each_source_beside_its_adaptation(bbq, esbbq, researcher):
