@@ -137,10 +137,31 @@ class FileKind(models.TextChoices):
     CONTEXT_SETS = "context_sets", "Context sets"
     # A dataset imported from published instance files, in the source's own layout.
     PUBLISHED = "published", "Published layout"
+    # The documents written from the database at release time (issue 22): the dataset card
+    # (README.md in the Hub's format, and card.json, the figures it was written from), its
+    # CITATION.cff, and the changelog against the previous release (changelog.json).
+    CARD = "card", "Dataset card"
+    CITATION = "citation", "Citation"
+    CHANGELOG = "changelog", "Changelog"
 
 
-# The kinds written as tables in every format (jsonl, csv, parquet); `published` is not one.
-TABLE_KINDS = tuple(kind for kind in FileKind.values if kind != FileKind.PUBLISHED)
+# The kinds written as tables in every format (jsonl, csv, parquet).
+TABLE_KINDS: tuple[str, ...] = tuple(
+    kind.value
+    for kind in (
+        FileKind.INSTANCES,
+        FileKind.SENTENCE_PAIRS,
+        FileKind.TUPLES,
+        FileKind.CONTEXT_SETS,
+    )
+)
+# The documents about a release, one file each: (kind, format) -> the file's name.
+DOCUMENT_FILES = {
+    ("card", "md"): "README.md",
+    ("card", "json"): "card.json",
+    ("citation", "cff"): "CITATION.cff",
+    ("changelog", "json"): "changelog.json",
+}
 
 
 class FileFormat(models.TextChoices):
@@ -148,6 +169,9 @@ class FileFormat(models.TextChoices):
     CSV = "csv", "CSV"
     PARQUET = "parquet", "Parquet"
     ZIP = "zip", "Zip of the source files"
+    MARKDOWN = "md", "Markdown"
+    JSON = "json", "JSON"
+    CFF = "cff", "Citation File Format"
 
 
 class ReleaseFile(ImmutableModel):

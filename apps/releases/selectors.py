@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import django_filters
@@ -38,7 +39,7 @@ from .content import (
     released_sentence_pairs,
     tuple_released,
 )
-from .models import FileKind, Release, ReleaseFile
+from .models import DOCUMENT_FILES, FileKind, Release, ReleaseFile
 from .published import published_instance_rows, release_is_published
 
 CHUNK_SIZE = 5000
@@ -329,6 +330,10 @@ def release_list_for_page(*, dataset_id: int) -> list[Release]:
         export = reverse("release-export", args=[release.pk])
         for release_file in release.files.all():
             release_file.url = f"{export}?format={release_file.format}&kind={release_file.kind}"
+        # The data files; the documents (card, citation, changelog) are on the release page.
+        release.data_files = [
+            f for f in release.files.all() if (f.kind, f.format) not in DOCUMENT_FILES
+        ]
     return releases
 
 
@@ -378,4 +383,51 @@ def release_stale_for_page(*, dataset: Dataset) -> dict[str, Any] | None:
             template_version_label(version=v) for v in stale if v.status == ReviewStatus.APPROVED
         ],
         "job": job,
+    }
+
+
+def _document(files: dict[tuple[str, str], ReleaseFile], kind: str, file_format: str) -> bytes:
+    from django.conf import settings
+
+    row = files.get((kind, file_format))
+    if row is None:
+        return b""
+    path = Path(settings.MEDIA_ROOT) / row.path
+    return path.read_bytes() if path.is_file() else b""
+
+
+def release_card_html(readme: str) -> str:
+    """The card's Markdown body (front matter dropped) as HTML. Raw HTML in the text (the
+    researcher's sections, category names) is escaped, not passed through, and links are
+    checked by markdown-it (no javascript: URLs)."""
+    from markdown_it import MarkdownIt
+
+    body = readme
+    if body.startswith("---\n"):
+        end = body.find("\n---\n", 4)
+        body = body[end + 5 :] if end != -1 else body
+    return MarkdownIt("commonmark", {"html": False}).enable("table").render(body)
+
+
+def release_documents_for_page(*, release: Release) -> dict[str, Any]:
+    """The release page's documents: the rendered card, its figures (card.json), the
+    changelog (changelog.json) and the files with their download URLs. A release made before
+    documents existed has none (empty values)."""
+    from django.utils.safestring import mark_safe
+
+    files = {(f.kind, f.format): f for f in release.files.all()}
+    export = reverse("release-export", args=[release.pk])
+    for release_file in files.values():
+        release_file.url = f"{export}?format={release_file.format}&kind={release_file.kind}"
+    readme = _document(files, "card", "md").decode("utf-8")
+    facts = _document(files, "card", "json")
+    changelog = _document(files, "changelog", "json")
+    return {
+        "files": sorted(files.values(), key=lambda f: (f.kind, f.format)),
+        "card_readme": readme,
+        # Safe: markdown-it escaped every raw HTML in the text (release_card_html).
+        "card_html": mark_safe(release_card_html(readme)) if readme else "",  # noqa: S308
+        "card_facts": json.loads(facts) if facts else {},
+        "changelog": json.loads(changelog) if changelog else {},
+        "license_unknown": release.dataset.license in ("", "unknown"),
     }

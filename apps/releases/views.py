@@ -12,8 +12,13 @@ from apps.accounts.roles import is_researcher
 from apps.catalog.models import Dataset
 from apps.core.error_pages import post_form
 
-from .models import ContentMode
-from .selectors import release_list_for_page, release_preview_for_page, release_stale_for_page
+from .models import ContentMode, Release
+from .selectors import (
+    release_documents_for_page,
+    release_list_for_page,
+    release_preview_for_page,
+    release_stale_for_page,
+)
 from .services import release_create_async
 
 
@@ -47,3 +52,21 @@ def release_create(request: HttpRequest, pk: int) -> HttpResponse:
         return HttpResponseBadRequest(f"content: {content!r} is not one of reviewed, as_published")
     job = release_create_async(dataset=dataset, requested_by=request.user, content=content)
     return redirect("jobs:detail", pk=job.pk)
+
+
+@require_GET
+@role_required
+def release_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    """One release: its dataset card (rendered), its changelog against the previous release
+    and its files."""
+    release = get_object_or_404(Release.objects.select_related("dataset"), pk=pk)
+    return render(
+        request,
+        "releases/release_detail.html",
+        {
+            "release": release,
+            "dataset": release.dataset,
+            "can_release": is_researcher(request.user),
+            **release_documents_for_page(release=release),
+        },
+    )

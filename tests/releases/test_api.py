@@ -40,7 +40,8 @@ def test_detail_has_files_checksums_and_counts(annotator_client, release):
     assert body["number"] == 1 and body["dataset_name"] == "Bharat मिनी"
     assert body["counts"]["total"] == 96
     assert body["counts"]["by_category_language"]["Religion"] == {"bn": 16}
-    assert len(body["files"]) == 9  # no files for the kinds it has none of
+    # no files for the kinds it has none of; the four documents (card, citation, changelog)
+    assert len(body["files"]) == 9 + 4
     stored = {(f.kind, f.format): f.sha256 for f in release.files.all()}
     assert {(f["kind"], f["format"]): f["sha256"] for f in body["files"]} == stored
     assert annotator_client.get(reverse("release-detail", args=[999999])).status_code == 404
@@ -52,7 +53,8 @@ def test_researcher_creates_releases(researcher_client, researcher, dataset):
     assert response.status_code == 201, response.content
     body = response.json()
     assert body["number"] == 1 and body["notes"] == "पहला" and body["created_by"] == "rekha"
-    assert len(body["files"]) == 9  # no files for the kinds it has none of
+    # no files for the kinds it has none of; the four documents (card, citation, changelog)
+    assert len(body["files"]) == 9 + 4
     # The same request again: nothing changed, so the latest release is returned (200).
     again = researcher_client.post(url, {}, format="json")
     assert again.status_code == 200 and again.json()["id"] == body["id"]

@@ -26,7 +26,8 @@ def test_release_dataset_json(dataset):
     assert summary["release_id"] == release.pk and summary["number"] == 1
     assert summary["dataset"] == "Bharat मिनी"
     assert summary["counts"]["total"] == 96
-    assert len(summary["files"]) == 9  # instances, tuples, context sets
+    # instances, tuples, context sets; README.md, card.json, CITATION.cff, changelog.json
+    assert len(summary["files"]) == 9 + 4
     for entry in summary["files"]:
         assert {"kind", "format", "sha256", "rows", "size"} <= set(entry)
         stored = release.files.get(kind=entry["kind"], format=entry["format"])

@@ -48,13 +48,21 @@ def test_release_numbers_counts_and_files(dataset, researcher):
 
     files = list(release.files.all())
     # 3 formats of each kind that has rows; no empty files for the sentence pairs.
-    assert sorted({f.kind for f in files}) == ["context_sets", "instances", "tuples"]
-    assert len(files) == 9
+    assert sorted({f.kind for f in files}) == [
+        "card", "changelog", "citation", "context_sets", "instances", "tuples"
+    ]  # fmt: skip
+    assert len(files) == 9 + 4  # and README.md, card.json, CITATION.cff, changelog.json
     assert not (release_file_path(release_file=files[0]).parent / "sentence_pairs.csv").exists()
     assert sorted(p.name for p in release_file_path(release_file=files[0]).parent.iterdir()) == [
-        f"{kind}.{ext}"
-        for kind in ("context_sets", "instances", "tuples")
-        for ext in ("csv", "jsonl", "parquet")
+        "CITATION.cff",
+        "README.md",
+        "card.json",
+        "changelog.json",
+        *(
+            f"{kind}.{ext}"
+            for kind in ("context_sets", "instances", "tuples")
+            for ext in ("csv", "jsonl", "parquet")
+        ),
     ]
     for f in files:
         path = release_file_path(release_file=f)
@@ -194,6 +202,10 @@ def test_dataset_with_only_tuples_can_be_released(db):
     release = release_create(dataset=other)
     assert release.counts["total"] == 0 and release.counts["tuples"] == 1
     assert sorted(release.files.values_list("kind", "format")) == [
+        ("card", "json"),
+        ("card", "md"),
+        ("changelog", "json"),
+        ("citation", "cff"),
         ("tuples", "csv"),
         ("tuples", "jsonl"),
         ("tuples", "parquet"),

@@ -40,10 +40,24 @@ class Dataset(models.Model):
     adapted_from = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.PROTECT, related_name="adaptations"
     )
+    # What the generated dataset card says that no figure can (issue 22): the licence (a Hub
+    # licence identifier, "unknown" until the researcher chooses one) and the researcher's own
+    # sections, kept with the dataset and copied into every release's card.
+    license = models.CharField(max_length=64, default="unknown", db_default="unknown")
+    pretty_name = models.CharField(max_length=200, blank=True, db_default="")
+    # One author per line, "Family, Given" or a team's name (CITATION.cff's authors).
+    card_authors = models.TextField(blank=True, db_default="")
+    card_uses = models.TextField(blank=True, db_default="")
+    card_limitations = models.TextField(blank=True, db_default="")
+    card_ethics = models.TextField(blank=True, db_default="")
+    card_citation = models.TextField(blank=True, db_default="")
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
     )
     created_at = models.DateTimeField(auto_now_add=True)
+
+    # The free-text sections of the card, in the order the card shows them.
+    CARD_TEXT_FIELDS = ("card_uses", "card_limitations", "card_ethics", "card_citation")
 
     class Meta:
         ordering = ["name"]

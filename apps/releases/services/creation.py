@@ -22,6 +22,7 @@ from apps.core.errors import ConflictError, KasautiError
 from apps.core.models import Job
 
 from ..content import content_facts, kinds_without_rows, live_instances
+from ..documents import release_documents_write
 from ..models import ContentMode, FileKind, Release, ReleaseFile, ReleaseInstance
 from ..published import published_file_write
 from ..selectors import dataset_rows
@@ -188,12 +189,15 @@ def release_create(
                 release=release, directory=tmp_dir, relative_dir=relative_dir, progress=progress
             )
             _check_rows(release=release, files=files)
-            ReleaseFile.objects.bulk_create(
-                files
-                + published_file_write(
-                    release=release, directory=tmp_dir, relative_dir=relative_dir
-                )
+            files += published_file_write(
+                release=release, directory=tmp_dir, relative_dir=relative_dir
             )
+            # The changelog against the latest release and the dataset card, written from
+            # the database and the files just written (apps/releases/documents.py).
+            files += release_documents_write(
+                release=release, previous=latest, directory=tmp_dir, relative_dir=relative_dir
+            )
+            ReleaseFile.objects.bulk_create(files)
             if final_dir.exists():
                 # No committed release owns this number (we hold the lock), so this is the
                 # leftover of a transaction that was rolled back after its rename.

@@ -14,7 +14,7 @@ from django.utils.text import slugify
 from apps.catalog.models import Dataset
 from apps.core.errors import KasautiError, NotReleasedError
 
-from ..models import Release, ReleaseFile
+from ..models import DOCUMENT_FILES, TABLE_KINDS, Release, ReleaseFile
 from ..published import CONTENT_TYPES
 from ..selectors import release_latest
 from ..writers import WRITERS
@@ -43,21 +43,40 @@ def release_file_path(*, release_file: ReleaseFile) -> Path:
 def release_file_name(*, release_file: ReleaseFile) -> str:
     """Download name: <dataset>-r<number>-<kind>.<ext>."""
     release = release_file.release
+    document = DOCUMENT_FILES.get((release_file.kind, release_file.format))
+    if document:  # README.md, CITATION.cff, ...: the name the Hub and tools look for
+        return f"{slugify(release.dataset.name) or 'dataset'}-r{release.number}-{document}"
     writer = WRITERS.get(release_file.format)
     extension = writer.extension if writer else release_file.format
     name = slugify(release.dataset.name) or "dataset"
     return f"{name}-r{release.number}-{release_file.kind}.{extension}"
 
 
+# The documents written with every release (apps/releases/documents.py), by format.
+DOCUMENT_CONTENT_TYPES = {
+    "md": "text/markdown; charset=utf-8",
+    "json": "application/json",
+    "cff": "application/x-yaml; charset=utf-8",  # CITATION.cff is YAML
+}
+
+
 def release_file_content_type(*, release_file: ReleaseFile) -> str:
     writer = WRITERS.get(release_file.format)
-    return writer.content_type if writer else CONTENT_TYPES[release_file.format]
+    if writer and release_file.kind in TABLE_KINDS:
+        return writer.content_type
+    if release_file.format in DOCUMENT_CONTENT_TYPES:
+        return DOCUMENT_CONTENT_TYPES[release_file.format]
+    return CONTENT_TYPES[release_file.format]
 
 
 def release_file_media_types() -> list[str]:
     """The media types release files are served with (parameters such as charset left out),
     for the API schema."""
-    types = [writer.content_type for writer in WRITERS.values()] + list(CONTENT_TYPES.values())
+    types = (
+        [writer.content_type for writer in WRITERS.values()]
+        + list(CONTENT_TYPES.values())
+        + list(DOCUMENT_CONTENT_TYPES.values())
+    )
     return list(dict.fromkeys(t.split(";")[0].strip() for t in types))
 
 
