@@ -26,3 +26,9 @@ class AnnotationConfig(AppConfig):
         missing = set(CampaignKind.values) - {kind.name for kind in campaign_kinds()}
         if missing:
             raise LookupError(f"campaign kinds without a registered object: {sorted(missing)}")
+        # What releases report about annotation (issue 22): a card section and a provenance
+        # step (apps/releases/registry.py).
+        from . import card, provenance
+
+        card.register()
+        provenance.register()

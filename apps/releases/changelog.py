@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from .models import Release
+from .registry import CardContext, CardSection
 
 
 def release_changelog(
@@ -22,3 +23,25 @@ def release_changelog(
         "reasons": [],
         "other_kinds": {},
     }
+
+
+def changelog_markdown(changelog: dict[str, Any]) -> str:
+    """The card's "Changes since the previous release" section (first cut)."""
+    against = changelog.get("against")
+    if not against:
+        return "This is the dataset's first release.\n"
+    totals = changelog["totals"]
+    return (
+        f"Against release {against['number']}: {totals['added']:,} instances added, "
+        f"{totals['removed']:,} removed, {totals['changed']:,} changed.\n"
+    )
+
+
+def _changes_facts(context: CardContext) -> dict[str, Any]:
+    return context.changelog
+
+
+# Registered by apps/releases/card_sections.py.
+CHANGES_SECTION = CardSection(
+    name="changes", part="changes", order=10, facts=_changes_facts, render=changelog_markdown
+)

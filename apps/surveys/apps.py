@@ -10,3 +10,7 @@ class SurveysConfig(AppConfig):
         from . import registry
 
         registry.register()
+        # The survey funnel in a dataset card (issue 22, apps/releases/registry.py).
+        from . import card
+
+        card.register()
