@@ -236,7 +236,10 @@ def _features_check(*, label: str, path: Path, configs: list[HubConfig], front: 
     """The frozen file's columns must be the features the card declares: `datasets` casts
     every split to the card's features and fails on a mismatch; better to say so here."""
     features = {e.get("config_name"): e.get("features") for e in front.get("dataset_info") or []}
-    actual = hub_features(pq.read_schema(path))
+    try:
+        actual = hub_features(pq.read_schema(path))
+    except ValueError as exc:  # a column of a type the Hub's features cannot say
+        raise HubSourceError(f"release {label}: {path.name}: {exc}; not exported") from exc
     for config in configs:
         declared = features.get(config.name)
         if declared is not None and declared != actual:

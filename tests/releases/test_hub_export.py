@@ -471,3 +471,32 @@ def test_output_errors(bharat, tmp_path):
         release_hub_write(release=release, output=tmp_path / "full")
     folder = release_hub_write(release=release, output=tmp_path / "full", force=True)
     assert folder.directory == tmp_path / "full" and not (tmp_path / "full" / "x").exists()
+
+
+def test_hub_definitions_round_trip():
+    """card.json's entries read back into the same configs; the front matter reader and the
+    features of the Arrow types release files use, and a refusal for a type not mapped."""
+    from apps.releases.hub import HubConfig, hub_configs
+
+    layout = {
+        "instances": {"Caste": {"hi": 3, "ta": 1}, "Disability status": {"bn": 2}},
+        "tuples": {"Caste": {"ta": 4}},
+    }
+    configs = hub_configs(layout)
+    assert [c.name for c in configs] == [
+        "all",
+        "Caste",
+        "Disability_status",
+        "tuples",
+        "tuples-Caste",
+    ]
+    assert [HubConfig.from_json(c.as_json()) for c in configs] == configs
+    assert hub_front_matter("# no front matter\n") == {}
+    assert hub_front_matter("---\npretty_name: भारत\n---\n\n# x\n") == {"pretty_name": "भारत"}
+    schema = pa.schema([("n", pa.int32()), ("ids", pa.large_list(pa.int64()))])
+    assert hub_features(schema) == [
+        {"name": "n", "dtype": "int32"},
+        {"name": "ids", "large_list": "int64"},
+    ]
+    with pytest.raises(ValueError, match="no Hub feature for the Arrow type"):
+        hub_features(pa.schema([("when", pa.timestamp("s"))]))
