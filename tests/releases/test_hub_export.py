@@ -500,3 +500,29 @@ def test_hub_definitions_round_trip():
     ]
     with pytest.raises(ValueError, match="no Hub feature for the Arrow type"):
         hub_features(pa.schema([("when", pa.timestamp("s"))]))
+
+
+def test_written_from_the_frozen_files_without_reading_instances(bharat, tmp_path):
+    """The folder is the release as frozen: the only rows read are the release's and its
+    files' (and its dataset's name), and a change to the live data since does not show."""
+    import re
+
+    from django.test.utils import CaptureQueriesContext
+
+    from apps.catalog.models import Instance
+
+    release = release_create(dataset=bharat)
+    Instance.objects.filter(dataset=bharat).update(context="बदला हुआ")
+    release = Release.objects.get(pk=release.pk)
+    with CaptureQueriesContext(connection) as queries:
+        release_hub_write(release=release, output=tmp_path / "hub")
+    tables = {
+        table
+        for query in queries.captured_queries
+        for table in re.findall(r'(?:FROM|JOIN) "(\w+)"', query["sql"])
+    }
+    allowed = {Release._meta.db_table, ReleaseFile._meta.db_table, Dataset._meta.db_table}
+    assert tables <= allowed, tables
+    split = pq.read_table(tmp_path / "hub" / "data" / "Caste" / "hi.parquet")
+    assert "बदला हुआ" not in split["context"].to_pylist()
+    assert split.to_pylist() == expected_rows(frozen_table(release, "instances"), "Caste", "hi")
