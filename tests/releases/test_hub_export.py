@@ -526,3 +526,13 @@ def test_written_from_the_frozen_files_without_reading_instances(bharat, tmp_pat
     split = pq.read_table(tmp_path / "hub" / "data" / "Caste" / "hi.parquet")
     assert "बदला हुआ" not in split["context"].to_pylist()
     assert split.to_pylist() == expected_rows(frozen_table(release, "instances"), "Caste", "hi")
+
+
+def test_openapi_describes_the_download(anonymous_client):
+    schema = anonymous_client.get("/api/schema/?format=json").json()
+    operation = schema["paths"]["/api/releases/{id}/hub/"]["get"]
+    assert operation["responses"]["200"]["content"]["application/zip"]["schema"] == {
+        "type": "string",
+        "format": "binary",
+    }
+    assert {"404", "409", "500"} <= set(operation["responses"])
