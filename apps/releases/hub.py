@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pyarrow as pa
+import yaml
 
 from .models import TABLE_KINDS
 from .schemas import SCHEMAS
@@ -41,6 +42,26 @@ class HubConfig:
     category: str | None  # None: every category
     splits: dict[str, str] = field(default_factory=dict)  # split name -> language
     default: bool = False
+
+    def as_json(self) -> dict[str, Any]:
+        """The config as card.json's `hub_configs` lists it."""
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "category": self.category,
+            "splits": dict(self.splits),
+            "default": self.default,
+        }
+
+    @classmethod
+    def from_json(cls, entry: dict[str, Any]) -> HubConfig:
+        return cls(
+            name=entry["name"],
+            kind=entry["kind"],
+            category=entry.get("category"),
+            splits=dict(entry.get("splits") or {}),
+            default=bool(entry.get("default")),
+        )
 
     def path(self, split: str) -> str:
         return f"data/{self.name}/{split}.parquet"
@@ -133,15 +154,29 @@ def hub_features(schema: pa.Schema) -> list[dict[str, Any]]:
 def _feature(arrow_type: pa.DataType) -> dict[str, Any]:
     if pa.types.is_struct(arrow_type):
         return {"struct": [{"name": f.name, **_feature(f.type)} for f in arrow_type]}
-    if pa.types.is_list(arrow_type):
+    if pa.types.is_list(arrow_type) or pa.types.is_large_list(arrow_type):
         inner = _feature(arrow_type.value_type)
-        return {"list": inner["dtype"] if set(inner) == {"dtype"} else inner}
+        key = "list" if pa.types.is_list(arrow_type) else "large_list"
+        return {key: inner["dtype"] if set(inner) == {"dtype"} else inner}
+    if str(arrow_type) not in _DTYPES:
+        raise ValueError(f"no Hub feature for the Arrow type {arrow_type}")
     return {"dtype": _DTYPES[str(arrow_type)]}
 
 
+# Arrow's type names -> datasets' Value dtypes (a column of another type is refused by name,
+# rather than written into a card that `datasets` could not read).
 _DTYPES = {
     "string": "string",
+    "large_string": "large_string",
+    "int8": "int8",
+    "int16": "int16",
+    "int32": "int32",
     "int64": "int64",
+    "uint8": "uint8",
+    "uint16": "uint16",
+    "uint32": "uint32",
+    "uint64": "uint64",
+    "float": "float32",
     "double": "float64",
     "bool": "bool",
 }
@@ -153,6 +188,19 @@ def hub_dataset_info(configs: list[HubConfig]) -> list[dict[str, Any]]:
         {"config_name": config.name, "features": hub_features(SCHEMAS[config.kind])}
         for config in configs
     ]
+
+
+FRONT_MATTER_RE = re.compile(r"\A---\r?\n(.*?)\r?\n---\r?\n", re.DOTALL)
+
+
+def hub_front_matter(readme: str) -> dict[str, Any]:
+    """A card's YAML front matter (the block between the first two `---` lines), as the Hub
+    and huggingface_hub read it; {} when there is none."""
+    match = FRONT_MATTER_RE.match(readme)
+    if match is None:
+        return {}
+    data = yaml.safe_load(match.group(1))
+    return data if isinstance(data, dict) else {}
 
 
 def size_category(rows: int) -> str:
