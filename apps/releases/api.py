@@ -212,10 +212,13 @@ class ReleaseExportApi(APIView):
     @extend_schema(
         parameters=[InputSerializer],
         responses={
-            # One entry per format's media type (the writers' and the zip's own).
+            # One entry per format's media type (the writers', the zip's and the documents');
+            # card.json and changelog.json are JSON objects, every other file is bytes.
             **{
                 (200, media_type): OpenApiResponse(
-                    OpenApiTypes.BINARY,
+                    OpenApiTypes.OBJECT
+                    if media_type == "application/json"
+                    else OpenApiTypes.BINARY,
                     description="The file; X-Checksum-SHA256, Digest and ETag carry its sha256.",
                 )
                 for media_type in release_file_media_types()

@@ -185,7 +185,9 @@ def rare_states(demo_catalog, researcher, settings, tmp_path):
         "run": run.pk,
         "job": job.pk,
         "template": template.pk,
-        "formats": sorted(release.files.values_list("format", flat=True).distinct()),
+        # Every stored file by kind and format: the tables and the documents (README.md,
+        # card.json, CITATION.cff, changelog.json), each served with its own media type.
+        "files": sorted(release.files.values_list("kind", "format")),
     }
 
 
@@ -199,6 +201,7 @@ def rare_state_cases(states: dict) -> list[tuple[str, str, dict, dict]]:
         ("/api/templates/{id}/", "GET", {"id": states["template"]}, {}),
         ("/api/releases/", "GET", {}, {}),
         ("/api/releases/{id}/", "GET", {"id": states["release"]}, {}),
+        ("/api/releases/{id}/hub/", "GET", {"id": states["release"]}, {}),
         ("/api/findings/", "GET", {}, {"limit": 2}),
         ("/api/findings/", "GET", {}, {"limit": 2, "offset": 2}),
         ("/api/annotation/datasets/{id}/table3/", "GET", {"id": states["dataset"]}, {}),
@@ -210,8 +213,13 @@ def rare_state_cases(states: dict) -> list[tuple[str, str, dict, dict]]:
         ),
     ]
     cases += [
-        ("/api/releases/{id}/export/", "GET", {"id": states["release"]}, {"format": fmt})
-        for fmt in states["formats"]
+        (
+            "/api/releases/{id}/export/",
+            "GET",
+            {"id": states["release"]},
+            {"kind": kind, "format": fmt},
+        )
+        for kind, fmt in states["files"]
     ]
     return cases
 
@@ -223,7 +231,8 @@ def test_the_schema_holds_in_states_random_requests_rarely_reach(openapi, rare_s
     schema = schemathesis.openapi.from_dict(openapi)
     schema.app = get_wsgi_application()
     headers = {"Authorization": f"Token {Token.objects.get(user=researcher).key}"}
-    assert len(rare_states["formats"]) >= 3, rare_states  # jsonl, csv, parquet at least
+    # jsonl, csv, parquet at least, and the documents
+    assert len({fmt for _, fmt in rare_states["files"]}) >= 3 + 3, rare_states
     problems = []
     for path, method, path_parameters, query in rare_state_cases(rare_states):
         case = schema[path][method].Case(path_parameters=path_parameters, query=query)

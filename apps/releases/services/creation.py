@@ -151,7 +151,12 @@ def release_create(
                 raise KasautiError(_nothing_to_release(dataset, content))
             fingerprint = _live_fingerprint(dataset, counts, content, facts.instance_marks[content])
             latest = dataset.releases.order_by("-number").first()
-            if latest is not None and latest.fingerprint == fingerprint:
+            # A release made before cards existed is not reused: the new one has its card.
+            if (
+                latest is not None
+                and latest.fingerprint == fingerprint
+                and latest.files.filter(kind=FileKind.CARD).exists()
+            ):
                 # Identical to the latest release (a double click, concurrent requests: the
                 # lock above serialises them): that release is the answer, not a copy; but a
                 # request whose notes it does not carry is told so, not silently answered.

@@ -56,7 +56,8 @@ def release_file_name(*, release_file: ReleaseFile) -> str:
 DOCUMENT_CONTENT_TYPES = {
     "md": "text/markdown; charset=utf-8",
     "json": "application/json",
-    "cff": "application/x-yaml; charset=utf-8",  # CITATION.cff is YAML
+    # CITATION.cff is YAML; served as plain text, as code hosts serve it.
+    "cff": "text/plain; charset=utf-8",
 }
 
 
