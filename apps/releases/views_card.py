@@ -30,7 +30,7 @@ class DatasetCardForm(forms.Form):
 
     license = forms.ChoiceField(
         label="Licence",
-        choices=[(key, f"{value.label} — {key}") for key, value in HUB_LICENSES.items()],
+        choices=[(key, f"{key} — {value.label}") for key, value in HUB_LICENSES.items()],
         help_text="A Hugging Face Hub licence id: the card's front matter says it, and "
         "CITATION.cff too when it has an SPDX id.",
     )
