@@ -191,3 +191,25 @@ def test_the_dataset_page_links_to_the_card_form(dataset, researcher, annotator)
     link = f'id="card-edit-link" href="{reverse("releases:card-edit", args=[dataset.pk])}"'
     assert link in _client(researcher).get(url).content.decode()
     assert 'id="card-edit-link"' not in _client(annotator).get(url).content.decode()
+
+
+def test_the_card_api(dataset, researcher_client, annotator_client, anonymous_client):
+    url = f"/api/datasets/{dataset.pk}/card/"
+    got = annotator_client.get(url)
+    assert got.status_code == 200
+    assert got.json() == {
+        "dataset": dataset.pk, "license": "unknown", "pretty_name": "", "card_authors": "",
+        "card_uses": "", "card_limitations": "", "card_ethics": "", "card_citation": "",
+    }  # fmt: skip
+    assert anonymous_client.get(url).status_code in (401, 403)
+    assert annotator_client.patch(url, {"card_uses": "x"}, format="json").status_code == 403
+    response = researcher_client.patch(
+        url, {"license": "odc-by", "card_uses": f" {BENGALI_NFD} "}, format="json"
+    )
+    assert response.status_code == 200, response.json()
+    assert response.json()["changed"] == ["license", "card_uses"]
+    assert response.json()["card_uses"] == unicodedata.normalize("NFC", BENGALI_NFD)
+    refused = researcher_client.patch(url, {"license": "wtfpl-9"}, format="json")
+    assert refused.status_code == 400 and "license" in refused.json()
+    dataset.refresh_from_db()
+    assert dataset.license == "odc-by"
