@@ -300,7 +300,7 @@ def release_citation(*, release: Release) -> str:
     """CITATION.cff (Citation File Format 1.2.0) for the release."""
     dataset = release.dataset
     title = dataset.pretty_name or dataset.name
-    authors = [cff_author(line) for line in card_author_lines(dataset.card_authors)]
+    authors = [cff_author(line) for line in card_author_lines(text=dataset.card_authors)]
     if not authors:
         # CFF requires one author; say plainly that none was named rather than invent one.
         authors = [{"name": f"{title} authors (not named yet)"}]
@@ -313,7 +313,7 @@ def release_citation(*, release: Release) -> str:
         "date-released": timezone.localtime(release.created_at).date(),
         "authors": authors,
     }
-    spdx = license_spdx(dataset.license)
+    spdx = license_spdx(license_id=dataset.license)
     if spdx:
         cff["license"] = spdx
     if dataset.description.strip():

@@ -69,13 +69,13 @@ PRETTY_NAME_MAX = Dataset._meta.get_field("pretty_name").max_length
 TEXT_MAX = 20_000
 
 
-def license_spdx(license_id: str) -> str | None:
+def license_spdx(*, license_id: str) -> str | None:
     """The SPDX identifier of a Hub licence id (None: unknown, other, or not SPDX)."""
     known = HUB_LICENSES.get(license_id)
     return known.spdx if known else None
 
 
-def card_author_lines(text: str) -> list[str]:
+def card_author_lines(*, text: str) -> list[str]:
     """The authors of `card_authors`, one per non-blank line."""
     return [line.strip() for line in text.splitlines() if line.strip()]
 
