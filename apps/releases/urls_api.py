@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import api, api_hub, api_provenance
+from . import api, api_card, api_hub, api_provenance
 
 urlpatterns = [
     path("releases/", api.ReleaseListApi.as_view(), name="release-list"),
@@ -23,4 +23,5 @@ urlpatterns = [
         name="dataset-release-preview",
     ),
     path("datasets/<int:pk>/export/", api.DatasetExportApi.as_view(), name="dataset-export"),
+    path("datasets/<int:pk>/card/", api_card.DatasetCardApi.as_view(), name="dataset-card"),
 ]

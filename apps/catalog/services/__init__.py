@@ -1,6 +1,7 @@
 """Catalog writes, as modules named for their jobs:
 
 * datasets: creating a dataset, or finding it by name;
+* dataset_card: the dataset card's licence, names and texts (issue 22);
 * concepts: categories and stereotype concepts (with their evidence);
 * templates: creating and editing templates (each edit a new version), and validating content;
 * instances: instantiation (the plan, the stale versions, the COPY of the rows, the job);
@@ -29,6 +30,7 @@ from .concepts import (
     evidence_add,
     evidence_validate,
 )
+from .dataset_card import dataset_card_update
 from .datasets import dataset_create, dataset_get_or_create
 from .findings import finding_kind_status_set, finding_status_set
 from .instances import (
@@ -88,6 +90,7 @@ __all__ = [
     "evidence_add",
     "evidence_validate",
     "context_sentence_review_record",
+    "dataset_card_update",
     "dataset_create",
     "dataset_get_or_create",
     "dataset_source_set",
