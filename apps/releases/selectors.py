@@ -421,13 +421,18 @@ def release_documents_for_page(*, release: Release) -> dict[str, Any]:
         release_file.url = f"{export}?format={release_file.format}&kind={release_file.kind}"
     readme = _document(files, "card", "md").decode("utf-8")
     facts = _document(files, "card", "json")
+    card_facts = json.loads(facts) if facts else {}
     changelog = _document(files, "changelog", "json")
     return {
         "files": sorted(files.values(), key=lambda f: (f.kind, f.format)),
         "card_readme": readme,
         # Safe: markdown-it escaped every raw HTML in the text (release_card_html).
         "card_html": mark_safe(release_card_html(readme)) if readme else "",  # noqa: S308
-        "card_facts": json.loads(facts) if facts else {},
+        "card_facts": card_facts,
         "changelog": json.loads(changelog) if changelog else {},
-        "license_unknown": release.dataset.license in ("", "unknown"),
+        # The licence this release's card was written with (frozen), not the dataset's now.
+        "license_unknown": card_facts.get("front_matter", {}).get(
+            "license", release.dataset.license
+        )
+        in ("", "unknown"),
     }
