@@ -14,6 +14,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from apps.accounts.decorators import role_required
+from apps.catalog.models import OptionRole
 
 from .provenance import (
     InstanceNotFound,
@@ -30,12 +31,25 @@ def instance_provenance(request: HttpRequest, pk: int) -> HttpResponse:
         instance = instance_provenance_get(instance_id=pk)
     except InstanceNotFound as error:
         raise Http404(str(error)) from None
+    facts = instance_facts(instance=instance)
+    labels = dict(OptionRole.choices)
+    # An instance imported from a published file may carry no roles (or other ones).
+    roles = list(facts["option_roles"] or [])
+    options = [
+        {
+            "text": text,
+            "role": labels.get(roles[index], roles[index]) if index < len(roles) else "",
+            "gold": index == facts["label"],
+        }
+        for index, text in enumerate(facts["answers"])
+    ]
     return render(
         request,
         "releases/provenance.html",
         {
             "instance": instance,
-            "facts": instance_facts(instance=instance),
+            "facts": facts,
+            "options": options,
             "results": provenance_steps_collect(instance=instance),
         },
     )
