@@ -32,7 +32,7 @@ from apps.catalog.models import (
     VocabularyRevision,
 )
 
-from .models import ReleaseInstance
+from .models import ContentMode, ReleaseInstance
 from .provenance import person_pseudonym
 from .registry import ProvenanceStep, provenance_step_register
 
@@ -105,8 +105,14 @@ def _adaptation_data(instance: Instance, version: TemplateVersion) -> Data | Non
     Newly-Created. Not applicable in a dataset adapted from nothing with no links."""
     links = list(
         Adaptation.objects.filter(template_id=version.template_id)
-        .select_related("source__dataset", "source__category")
         .order_by("source__position", "source_id")
+        .values_list(
+            "source_id",
+            "source__external_id",
+            "source__dataset__name",
+            "source__category__name",
+            "created_at",
+        )
     )
     adapted_from = instance.dataset.adapted_from
     if not links and adapted_from is None:
@@ -128,14 +134,14 @@ def _adaptation_data(instance: Instance, version: TemplateVersion) -> Data | Non
         "original_bbq_id": version.original_bbq_id,
         "sources": [
             {
-                "template_id": link.source_id,
-                "external_id": link.source.external_id,
-                "dataset": link.source.dataset.name,
-                "category": link.source.category.name,
-                "url": reverse("web:template", args=[link.source_id]),
-                "linked_at": _iso(link.created_at),
+                "template_id": source_id,
+                "external_id": external_id,
+                "dataset": dataset,
+                "category": category,
+                "url": reverse("web:template", args=[source_id]),
+                "linked_at": _iso(linked_at),
             }
-            for link in links
+            for source_id, external_id, dataset, category, linked_at in links
         ],
     }
 
@@ -236,8 +242,11 @@ def vocabulary_collect(instance: Instance) -> Data | None:
     vocabulary_ids = {e.vocabulary_id for found in entries.values() for e in found}
     revisions: dict[int, list[Data]] = {}
     if vocabulary_ids:
-        for revision in VocabularyRevision.objects.filter(vocabulary_id__in=vocabulary_ids).values(
-            "vocabulary_id", "number", "saved_at"
+        # No ORDER BY: the model's ordering would join the vocabulary to sort by its name.
+        for revision in (
+            VocabularyRevision.objects.filter(vocabulary_id__in=vocabulary_ids)
+            .order_by()
+            .values("vocabulary_id", "number", "saved_at")
         ):
             revisions.setdefault(revision["vocabulary_id"], []).append(revision)
     placeholders = []
@@ -280,23 +289,25 @@ def vocabulary_collect(instance: Instance) -> Data | None:
 
 def releases_collect(instance: Instance) -> Data:
     """The releases that froze the instance, oldest first: one query on the membership's
-    instance index. Applies to every instance (none yet is an answer too)."""
+    instance index. Applies to every instance (none yet is an answer too). Plain values,
+    not Release rows: a release's `counts` JSON would be decoded for nothing."""
+    labels = dict(ContentMode.choices)
     memberships = (
         ReleaseInstance.objects.filter(instance_id=instance.pk)
-        .select_related("release")
         .order_by("release__created_at", "release_id")
+        .values_list("release_id", "release__number", "release__created_at", "release__content")
     )
     return {
         "releases": [
             {
-                "id": m.release_id,
-                "number": m.release.number,
-                "created_at": _iso(m.release.created_at),
-                "content": m.release.content,
-                "content_label": m.release.get_content_display(),
-                "url": reverse("releases:detail", args=[m.release_id]),
+                "id": release_id,
+                "number": number,
+                "created_at": _iso(created_at),
+                "content": content,
+                "content_label": labels.get(content, content),
+                "url": reverse("releases:detail", args=[release_id]),
             }
-            for m in memberships
+            for release_id, number, created_at, content in memberships
         ]
     }
 
