@@ -28,7 +28,7 @@ from django.conf import settings
 from django.urls import reverse
 
 from apps.catalog.instance_hash import instance_text_hash
-from apps.catalog.models import Dataset, Instance, TemplateVersion
+from apps.catalog.models import Instance, TemplateVersion
 from apps.core.errors import KasautiError
 
 from .registry import ProvenanceStep, provenance_steps
@@ -66,15 +66,18 @@ def person_pseudonym(*, user_id: int | None, role: str) -> str | None:
 
 
 def instance_provenance_get(*, instance_id: int) -> Instance:
-    """The instance with what the steps read attached to it (dataset and the dataset it was
-    adapted from, category, template version, template, concept, source instance): three
-    primary-key queries. Retired rows too.
+    """The instance with what the steps read attached to it: its category, dataset and the
+    dataset that one was adapted from (one query), its template version with template and
+    concept (one query) and, for a translation, its source instance (one more). Retired
+    rows too.
 
-    Three small joins, not one of eight relations: PostgreSQL plans a join of eight tables
-    by trying its join orders, which took 14 ms of planning for 0.4 ms of execution
-    (bench/provenance.py); joins of three plan in a fraction of a millisecond."""
+    Small joins, not one of eight relations: PostgreSQL plans a join of eight tables by
+    trying its join orders, which took 14 ms of planning for 0.4 ms of execution
+    (bench/provenance.py); joins of three or four plan in a fraction of a millisecond. The
+    source instance is read only for a translation (a few percent of the rows): joining it
+    for every row doubled the columns every call decodes."""
     found = list(
-        Instance.objects.select_related("category", "source_instance")
+        Instance.objects.select_related("category", "dataset__adapted_from")
         .filter(pk=instance_id)
         # No ORDER BY: the model's ordering (dataset name, category, ...) would only add
         # work to a primary-key lookup.
@@ -83,16 +86,19 @@ def instance_provenance_get(*, instance_id: int) -> Instance:
     if not found:
         raise InstanceNotFound(f"No instance with id {instance_id}.")
     instance = found[0]
-    # Assigning the rows fills the relation caches: steps read instance.dataset and
-    # instance.template_version without a query of their own.
-    instance.dataset = (
-        Dataset.objects.select_related("adapted_from").order_by().get(pk=instance.dataset_id)
-    )
+    # Assigning the rows fills the relation caches: steps read instance.template_version and
+    # instance.source_instance without a query of their own.
     if instance.template_version_id is not None:
         instance.template_version = (
             TemplateVersion.objects.select_related("template", "concept")
             .order_by()
             .get(pk=instance.template_version_id)
+        )
+    if instance.source_instance_id is not None:
+        instance.source_instance = (
+            Instance.objects.select_related("category")
+            .order_by()
+            .get(pk=instance.source_instance_id)
         )
     return instance
 

@@ -24,6 +24,7 @@ from django.urls import reverse
 
 from apps.catalog.models import (
     Adaptation,
+    EvidenceReference,
     Instance,
     StereotypeConcept,
     TemplateVersion,
@@ -47,20 +48,34 @@ def _iso(value) -> str | None:
 
 
 def _concept_data(concept: StereotypeConcept) -> Data:
+    kinds = dict(EvidenceReference.Kind.choices)
     evidence = [
         {
-            "id": e.pk,
-            "kind": e.kind,
-            "kind_label": e.get_kind_display(),
-            "url": e.url,
-            "note": e.note,
-            "quote": e.quote,
-            "status": e.validation_status,
-            "added_at": _iso(e.added_at),
-            "validated_at": _iso(e.validated_at),
+            "id": pk,
+            "kind": kind,
+            "kind_label": kinds.get(kind, kind),
+            "url": url,
+            "note": note,
+            "quote": quote,
+            "status": status,
+            "added_at": _iso(added_at),
+            "validated_at": _iso(validated_at),
         }
         # One query on the evidence's concept index; oldest first, as the concept page lists.
-        for e in concept.evidence.order_by("added_at", "pk")
+        for pk, kind, url, note, quote, status, added_at, validated_at in (
+            EvidenceReference.objects.filter(concept_id=concept.pk)
+            .order_by("added_at", "pk")
+            .values_list(
+                "pk",
+                "kind",
+                "url",
+                "note",
+                "quote",
+                "validation_status",
+                "added_at",
+                "validated_at",
+            )
+        )
     ]
     # The count that judges the concept: the one derived from coded survey answers where any
     # is coded into it, else the number typed in (StereotypeConceptQuerySet.with_counts).
