@@ -24,6 +24,9 @@ Measured, in this process, on --samples instances (80 % drawn at random, 10 % tr
   service  apps.releases.provenance.instance_provenance(instance_id=...)
   api      GET /api/instances/<id>/provenance/ through Django's test client (session auth)
   page     GET /instances/<id>/provenance/ through the same client
+  baseline GET /api/instances/<id>/ (the instance API's detail, one row) through the same
+           client: a yardstick measured in the same minute, since on a shared machine the
+           absolute figures move with the load of everything else running
 
 p50/p95/max of each, the number of SQL queries per service call (min/max over the samples)
 and EXPLAIN of one call's queries: none may scan catalog_instance or the release
@@ -360,8 +363,13 @@ def _measure(args, dataset) -> None:
         response = client.get(f"/instances/{pk}/provenance/")
         assert response.status_code == 200, response.status_code
 
+    def instance_api(pk):
+        response = client.get(f"/api/instances/{pk}/")
+        assert response.status_code == 200, response.status_code
+
     results = {}
-    for name, call in (("service", service), ("api", api), ("page", page)):
+    calls = (("service", service), ("api", api), ("page", page), ("baseline", instance_api))
+    for name, call in calls:
         for pk in rng.sample(sample, min(args.warmup, len(sample))):
             call(pk)
         timings, cpu = [], []

@@ -17,23 +17,30 @@ few indexed lookups; none reads more than the rows it shows.
 
 from __future__ import annotations
 
+from datetime import UTC
 from typing import Any
 
-from django.db.models import Q
+from django.db import connection
 from django.urls import reverse
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
 
 from apps.catalog.models import (
     Adaptation,
+    Category,
+    Dataset,
     EvidenceReference,
     Instance,
     StereotypeConcept,
+    Template,
     TemplateVersion,
     TransformationType,
+    Vocabulary,
     VocabularyEntry,
     VocabularyRevision,
 )
 
-from .models import ContentMode, ReleaseInstance
+from .models import ContentMode, Release, ReleaseInstance
 from .provenance import person_pseudonym
 from .registry import ProvenanceStep, provenance_step_register
 
@@ -41,7 +48,39 @@ Data = dict[str, Any]
 
 
 def _iso(value) -> str | None:
-    return value.isoformat() if value is not None else None
+    if value is None or isinstance(value, str):  # SQLite's raw cursor answers text
+        return value
+    return value.isoformat()
+
+
+def _datetime(value):
+    """A timestamp read by a raw cursor: PostgreSQL answers an aware datetime, SQLite text."""
+    if isinstance(value, str):
+        parsed = parse_datetime(value)
+        return timezone.make_aware(parsed, UTC) if timezone.is_naive(parsed) else parsed
+    return value
+
+
+def _rows(sql: str, params: list[Any]) -> list[tuple]:
+    """Run one of the steps' fixed statements. Plain SQL, not querysets: Django compiles a
+    queryset anew on every call, a millisecond or two of CPU each on the development
+    machine, which was most of a provenance call's time (bench/provenance.py); these
+    statements never change. Each reads through an index (docs/releases/provenance.md)."""
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
+
+
+_EVIDENCE = EvidenceReference._meta.db_table
+_ADAPTATION = Adaptation._meta.db_table
+_TEMPLATE = Template._meta.db_table
+_DATASET = Dataset._meta.db_table
+_CATEGORY = Category._meta.db_table
+_VOCABULARY = Vocabulary._meta.db_table
+_ENTRY = VocabularyEntry._meta.db_table
+_REVISION = VocabularyRevision._meta.db_table
+_MEMBERSHIP = ReleaseInstance._meta.db_table
+_RELEASE = Release._meta.db_table
 
 
 # --- concepts ------------------------------------------------------------------------------
@@ -61,20 +100,11 @@ def _concept_data(concept: StereotypeConcept) -> Data:
             "added_at": _iso(added_at),
             "validated_at": _iso(validated_at),
         }
-        # One query on the evidence's concept index; oldest first, as the concept page lists.
-        for pk, kind, url, note, quote, status, added_at, validated_at in (
-            EvidenceReference.objects.filter(concept_id=concept.pk)
-            .order_by("added_at", "pk")
-            .values_list(
-                "pk",
-                "kind",
-                "url",
-                "note",
-                "quote",
-                "validation_status",
-                "added_at",
-                "validated_at",
-            )
+        # On the evidence's concept index; oldest first, as the concept page lists them.
+        for pk, kind, url, note, quote, status, added_at, validated_at in _rows(
+            f"SELECT id, kind, url, note, quote, validation_status, added_at, validated_at "
+            f"FROM {_EVIDENCE} WHERE concept_id = %s ORDER BY added_at, id",
+            [concept.pk],
         )
     ]
     # The count that judges the concept: the one derived from coded survey answers where any
@@ -118,16 +148,12 @@ def _adaptation_data(instance: Instance, version: TemplateVersion) -> Data | Non
     """How the dataset's template came to be from its source benchmark: the Adaptation rows
     that point to it (indexed on the target template), or, in an adapted dataset, none:
     Newly-Created. Not applicable in a dataset adapted from nothing with no links."""
-    links = list(
-        Adaptation.objects.filter(template_id=version.template_id)
-        .order_by("source__position", "source_id")
-        .values_list(
-            "source_id",
-            "source__external_id",
-            "source__dataset__name",
-            "source__category__name",
-            "created_at",
-        )
+    links = _rows(
+        f"SELECT a.source_id, t.external_id, d.name, c.name, a.created_at "
+        f"FROM {_ADAPTATION} a JOIN {_TEMPLATE} t ON t.id = a.source_id "
+        f"JOIN {_DATASET} d ON d.id = t.dataset_id JOIN {_CATEGORY} c ON c.id = t.category_id "
+        f"WHERE a.template_id = %s ORDER BY t.position, a.source_id",
+        [version.template_id],
     )
     adapted_from = instance.dataset.adapted_from
     if not links and adapted_from is None:
@@ -225,7 +251,7 @@ def vocabulary_collect(instance: Instance) -> Data | None:
     sources = version.placeholder_sources or {}
     copied_groups = version.placeholder_groups or {}
     rows = []
-    wanted = Q()
+    wanted: set[tuple[str, str]] = set()
     for name, value in values.items():
         listed = (version.placeholders or {}).get(name) or []
         index = listed.index(value) if value in listed else None
@@ -234,7 +260,7 @@ def vocabulary_collect(instance: Instance) -> Data | None:
         vocabulary = None
         if ref is not None:
             vocabulary = (ref.get("vocabulary", ""), ref.get("language", version.language))
-            wanted |= Q(vocabulary__name=vocabulary[0], vocabulary__language=vocabulary[1])
+            wanted.add(vocabulary)
         rows.append(
             {
                 "placeholder": name,
@@ -244,53 +270,60 @@ def vocabulary_collect(instance: Instance) -> Data | None:
                 "source": vocabulary,
             }
         )
-    entries: dict[tuple[str, str], list[VocabularyEntry]] = {}
+    entries: dict[tuple[str, str], list[Data]] = {}
     if wanted:
-        filled = {row["value"] for row in rows if row["source"]}
-        for entry in (
-            VocabularyEntry.objects.filter(wanted, value__in=filled)
-            .select_related("vocabulary")
-            .order_by("position", "pk")
+        filled = sorted({row["value"] for row in rows if row["source"]})
+        named = " OR ".join(["(v.name = %s AND v.language = %s)"] * len(wanted))
+        for pk, vocabulary_id, name, language, value, group, position in _rows(
+            f'SELECT e.id, e.vocabulary_id, v.name, v.language, e.value, e."group", e.position '
+            f"FROM {_VOCABULARY} v JOIN {_ENTRY} e ON e.vocabulary_id = v.id "
+            f"WHERE ({named}) AND e.value IN ({', '.join(['%s'] * len(filled))}) "
+            f"ORDER BY e.position, e.id",
+            [*(part for key in sorted(wanted) for part in key), *filled],
         ):
-            key = (entry.vocabulary.name, entry.vocabulary.language)
-            entries.setdefault(key, []).append(entry)
-    vocabulary_ids = {e.vocabulary_id for found in entries.values() for e in found}
+            entries.setdefault((name, language), []).append(
+                {
+                    "id": pk,
+                    "vocabulary_id": vocabulary_id,
+                    "value": value,
+                    "group": group,
+                    "position": position,
+                }
+            )
+    vocabulary_ids = sorted({e["vocabulary_id"] for found in entries.values() for e in found})
     revisions: dict[int, list[Data]] = {}
     if vocabulary_ids:
-        # No ORDER BY: the model's ordering would join the vocabulary to sort by its name.
-        for revision in (
-            VocabularyRevision.objects.filter(vocabulary_id__in=vocabulary_ids)
-            .order_by()
-            .values("vocabulary_id", "number", "saved_at")
+        for vocabulary_id, number, saved_at in _rows(
+            f"SELECT vocabulary_id, number, saved_at FROM {_REVISION} "
+            f"WHERE vocabulary_id IN ({', '.join(['%s'] * len(vocabulary_ids))})",
+            vocabulary_ids,
         ):
-            revisions.setdefault(revision["vocabulary_id"], []).append(revision)
+            revisions.setdefault(vocabulary_id, []).append(
+                {"number": number, "saved_at": _datetime(saved_at)}
+            )
     placeholders = []
     for row in rows:
         source = row.pop("source")
         row["vocabulary"] = None
         row["entry"] = None
         if source is not None:
-            matches = [e for e in entries.get(source, []) if e.value == row["value"]]
+            matches = [e for e in entries.get(source, []) if e["value"] == row["value"]]
             # The same value may stand in two groups: the one the template copied wins.
-            entry = next((e for e in matches if e.group == row["group"]), None) or (
+            entry = next((e for e in matches if e["group"] == row["group"]), None) or (
                 matches[0] if matches else None
             )
             row["vocabulary"] = {"name": source[0], "language": source[1]}
             if entry is not None:
+                # A copy: two placeholders may hold the same entry.
+                entry = dict(entry)
+                vocabulary_id = entry.pop("vocabulary_id")
                 row["vocabulary"] |= {
-                    "id": entry.vocabulary_id,
-                    "url": reverse("web:vocabulary", args=[entry.vocabulary_id]),
+                    "id": vocabulary_id,
+                    "url": reverse("web:vocabulary", args=[vocabulary_id]),
                     # The list as it stood when the version copied its values.
-                    "revision": _revision_at(
-                        revisions.get(entry.vocabulary_id, []), version.created_at
-                    ),
+                    "revision": _revision_at(revisions.get(vocabulary_id, []), version.created_at),
                 }
-                row["entry"] = {
-                    "id": entry.pk,
-                    "value": entry.value,
-                    "group": entry.group,
-                    "position": entry.position,
-                }
+                row["entry"] = entry
         placeholders.append(row)
     return {
         "language": origin.language,
@@ -307,10 +340,11 @@ def releases_collect(instance: Instance) -> Data:
     instance index. Applies to every instance (none yet is an answer too). Plain values,
     not Release rows: a release's `counts` JSON would be decoded for nothing."""
     labels = dict(ContentMode.choices)
-    memberships = (
-        ReleaseInstance.objects.filter(instance_id=instance.pk)
-        .order_by("release__created_at", "release_id")
-        .values_list("release_id", "release__number", "release__created_at", "release__content")
+    memberships = _rows(
+        f"SELECT r.id, r.number, r.created_at, r.content FROM {_MEMBERSHIP} m "
+        f"JOIN {_RELEASE} r ON r.id = m.release_id WHERE m.instance_id = %s "
+        f"ORDER BY r.created_at, r.id",
+        [instance.pk],
     )
     return {
         "releases": [
