@@ -54,10 +54,12 @@ def _iso(value) -> str | None:
 
 
 def _datetime(value):
-    """A timestamp read by a raw cursor: PostgreSQL answers an aware datetime, SQLite text."""
+    """A timestamp read by a raw cursor: PostgreSQL answers an aware datetime, SQLite a naive
+    one in UTC (or text)."""
     if isinstance(value, str):
-        parsed = parse_datetime(value)
-        return timezone.make_aware(parsed, UTC) if timezone.is_naive(parsed) else parsed
+        value = parse_datetime(value)
+    if value is not None and timezone.is_naive(value):
+        value = timezone.make_aware(value, UTC)
     return value
 
 
