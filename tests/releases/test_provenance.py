@@ -483,3 +483,30 @@ def test_a_registered_step_that_does_not_apply_is_left_out_of_the_api(
     html = client.get(f"/instances/{instance.pk}/provenance/").content.decode()
     section = html.split('id="step-throwaway"', 1)[1].split("</section>", 1)[0]
     assert 'data-applies="no"' in section and "Not applicable to this instance." in section
+
+
+def test_page_of_a_retired_translation_links_its_replacement(chain, client, annotator):
+    original = chain["instance"]
+    first = _translate(
+        original,
+        language="ta",
+        context="சர்மாவும் கானும் பேருந்து நிறுத்தத்தில் காத்திருந்தனர்.",
+        review={"status": "flagged", "revision": 1},
+    )
+    Instance.objects.filter(pk=first.pk).update(retired_at=timezone.now())
+    second = _translate(
+        original,
+        language="ta",
+        context="சர்மாவும் கானும் பேருந்து நிறுத்தத்தில் நின்றனர்.",
+        review={"status": "corrected", "revision": 2, "replaces": first.pk},
+    )
+    client.force_login(annotator)
+    html = client.get(f"/instances/{first.pk}/provenance/").content.decode()
+    assert 'id="retired"' in html
+    assert f'id="replaced-by" href="/instances/{second.pk}/provenance/"' in html
+    assert 'lang="ta"' in html and "காத்திருந்தனர்" in html
+    # Its source, in the source's language.
+    assert f'href="/instances/{original.pk}/provenance/"' in html
+    new = client.get(f"/instances/{second.pk}/provenance/").content.decode()
+    assert 'id="retired"' not in new
+    assert f'href="/instances/{first.pk}/provenance/"' in new  # the row it replaces
