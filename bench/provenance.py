@@ -40,6 +40,7 @@ import os
 import random
 import re
 import secrets
+import shutil
 import statistics
 import sys
 import tempfile
@@ -407,23 +408,23 @@ def main() -> None:
 
     var_dir = tempfile.mkdtemp(prefix="kasauti-bench-provenance-")
     os.environ["KASAUTI_VAR_DIR"] = var_dir
-    with bench_database(DB_NAME, keep=args.keep) as existed:
-        from django.conf import settings
+    try:
+        with bench_database(DB_NAME, keep=args.keep) as existed:
+            from django.conf import settings
 
-        from apps.catalog.models import Dataset
+            from apps.catalog.models import Dataset
 
-        settings.MEDIA_ROOT = Path(var_dir) / "media"
-        print(f"database {DB_NAME}; {os.cpu_count()} cpus")
-        dataset = Dataset.objects.filter(name=DATASET, releases__number=2).first()
-        if existed and dataset is not None:
-            print("reusing the kept data (drop the database to rebuild it)")
-        else:
-            dataset = _build(args)["dataset"]
-            _release(dataset)
-        _measure(args, dataset)
-    import shutil
-
-    shutil.rmtree(var_dir, ignore_errors=True)
+            settings.MEDIA_ROOT = Path(var_dir) / "media"
+            print(f"database {DB_NAME}; {os.cpu_count()} cpus")
+            dataset = Dataset.objects.filter(name=DATASET, releases__number=2).first()
+            if existed and dataset is not None:
+                print("reusing the kept data (drop the database to rebuild it)")
+            else:
+                dataset = _build(args)["dataset"]
+                _release(dataset)
+            _measure(args, dataset)
+    finally:
+        shutil.rmtree(var_dir, ignore_errors=True)
 
 
 if __name__ == "__main__":
