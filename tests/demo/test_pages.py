@@ -128,9 +128,15 @@ def test_releases_page_lists_files_with_checksums_and_downloads(demo, annotator)
     for fmt in ("jsonl", "csv", "parquet"):
         assert f'href="{export}?format={fmt}&amp;kind=instances"' in html
     files = list(release.files.all())
-    assert len(files) == 12
+    assert len(files) == 12 + 4  # 4 kinds x 3 formats; README.md, card.json, CITATION.cff,
+    #                              changelog.json
+    documents = [f for f in files if f.kind in ("card", "citation", "changelog")]
     for release_file in files:
-        assert release_file.sha256 in html
+        # The list shows the data files; the documents are on the release's own page.
+        assert (release_file.sha256 in html) == (release_file not in documents)
+    page = _client(annotator).get(reverse("releases:detail", args=[release.pk])).content.decode()
+    for release_file in files:
+        assert release_file.sha256 in page
     assert 'id="release-button"' not in html  # annotators cannot release
 
 
