@@ -18,12 +18,13 @@ import numpy as np
 from django.db import connection, models
 from django.db.models import QuerySet
 
+from apps.catalog.instance_hash import instance_text_hash_sql
 from apps.catalog.models import Instance
 
 from . import line_batches
 from .line_batches import LineBatch
 from .models import FileKind, Release, ReleaseInstance
-from .schemas import SCHEMAS
+from .schemas import PROVENANCE_KEYS, SCHEMAS
 from .selectors import ANSWER_KEYS, TRANSLATION_REVIEW_KEYS
 
 # Release creation spends its time turning rows into text. On PostgreSQL the database does it:
@@ -45,8 +46,10 @@ from .selectors import ANSWER_KEYS, TRANSLATION_REVIEW_KEYS
 # * the per-template-version part of additional_metadata and the category names are read
 #   once (two small jsonb objects, InitPlans), not joined per row;
 # * each group also carries the byte lengths of its lines and of their nested values
-#   (answer_info, additional_metadata), which CSV needs as JSON text: Python slices them out
-#   instead of searching for them.
+#   (answer_info, additional_metadata, provenance), which CSV needs as JSON text: Python
+#   slices them out instead of searching for them;
+# * provenance's text hash (sha256 over the texts, apps.catalog.instance_hash) is computed
+#   once per row, in the same pass that builds the line from the row it has already read.
 
 # Lines per COPY row (group); release_instance_line_batches takes whole groups.
 GROUP_LINES = 500
@@ -90,12 +93,15 @@ _CATEGORY_NAMES_SQL = (
     "(SELECT jsonb_object_agg(c.id, to_json(c.name)::text) FROM catalog_category c)"
 )
 
-# A line is head || answer_info || ', "additional_metadata": ' || metadata || tail, keys in
-# SCHEMAS["instances"] order. The pieces are kept apart so that their lengths can be sent.
-# The keys before "category" and after "additional_metadata" are instance columns as they are.
+# A line is head || answer_info || ', "additional_metadata": ' || metadata || tail
+# || ', "provenance": ' || provenance || '}\n', keys in SCHEMAS["instances"] order. The pieces
+# are kept apart so that their lengths can be sent. The keys before "category" and between
+# "additional_metadata" and "provenance" are instance columns as they are.
 _KEYS = SCHEMAS["instances"].names
 _HEAD_COLUMNS = _KEYS[: _KEYS.index("category")]
-_TAIL_COLUMNS = _KEYS[_KEYS.index("additional_metadata") + 1 :]
+_TAIL_COLUMNS = _KEYS[_KEYS.index("additional_metadata") + 1 : _KEYS.index("provenance")]
+if _KEYS[-1] != "provenance":
+    raise ValueError("instance lines end with the provenance column")
 
 
 def _sql_column(name: str) -> str:
@@ -141,11 +147,20 @@ _METADATA_SQL = (
     )
     + " || '}'"
 )
-_TAIL_SQL = (
-    "', ' || "
-    + _sql_members([(column, _sql_column(column)) for column in _TAIL_COLUMNS])
-    + " || E'}\\n'"
-)
+_TAIL_SQL = "', ' || " + _sql_members([(column, _sql_column(column)) for column in _TAIL_COLUMNS])
+PROVENANCE_KEY = ', "provenance": '
+_LINE_END = b"}\n"  # after the provenance value, in the SQL below
+# The ids as digits (or null) and the hash as a JSON string (16 hex digits: nothing to escape);
+# the schema's member order.
+_PROVENANCE_MEMBERS = {
+    "instance_id": "i.id::text",
+    "template_version_id": "COALESCE(i.template_version_id::text, 'null')",
+    "source_instance_id": "COALESCE(i.source_instance_id::text, 'null')",
+    "text_sha256": "'\"' || " + instance_text_hash_sql("i") + " || '\"'",
+}
+if tuple(_PROVENANCE_MEMBERS) != PROVENANCE_KEYS:
+    raise ValueError(f"provenance members {list(_PROVENANCE_MEMBERS)} != {PROVENANCE_KEYS}")
+_PROVENANCE_SQL = "'{' || " + _sql_members(list(_PROVENANCE_MEMBERS.items())) + " || '}'"
 
 
 def release_instance_lines_query(
@@ -153,9 +168,9 @@ def release_instance_lines_query(
 ) -> tuple[str, list[Any]]:
     """(SQL, params): the release's instances as JSONL, one row per group of GROUP_LINES
     lines in release order, (the lines, newline-terminated, as one text; an int[] of
-    [position in the group, line, head, answer_info, additional_metadata] byte lengths per
-    line). An instance without a template version (imported published files, which take the
-    published path) comes out as an empty line.
+    [position in the group, line, head, answer_info, additional_metadata, provenance] byte
+    lengths per line). An instance without a template version (imported published files,
+    which take the published path) comes out as an empty line.
 
     The instances are the release's membership, or `members` (the live instances the release
     freezes), which the same statement then inserts as its membership: one snapshot for both,
@@ -206,7 +221,8 @@ def release_instance_lines_query(
                    array_agg(ARRAY[
                        u.position::int, COALESCE(octet_length(p.line), 1),
                        octet_length(p.head), COALESCE(octet_length(p.answer_info), 0),
-                       COALESCE(octet_length(p.metadata), 0)
+                       COALESCE(octet_length(p.metadata), 0),
+                       COALESCE(octet_length(p.provenance), 0)
                    ] ORDER BY u.position) AS lengths
             FROM unnest(
                 (SELECT ids FROM ordered)[grp.g * {GROUP_LINES} + 1 : (grp.g + 1) * {GROUP_LINES}]
@@ -215,10 +231,12 @@ def release_instance_lines_query(
             CROSS JOIN LATERAL (
                 SELECT pieces.*,
                        pieces.head || pieces.answer_info || '{METADATA_KEY}'
-                       || pieces.metadata || pieces.tail AS line
+                       || pieces.metadata || pieces.tail || '{PROVENANCE_KEY}'
+                       || pieces.provenance || E'}}\\n' AS line
                 FROM (
                     SELECT {_HEAD_SQL} AS head, {_ANSWER_INFO_SQL} AS answer_info,
-                           {_METADATA_SQL} AS metadata, {_TAIL_SQL} AS tail
+                           {_METADATA_SQL} AS metadata, {_TAIL_SQL} AS tail,
+                           {_PROVENANCE_SQL} AS provenance
                     OFFSET 0  -- each piece computed once, not once per use
                 ) pieces
             ) p
@@ -265,6 +283,8 @@ _COPY_TRAILER = b"\xff\xff"
 _ROW = struct.Struct("!hi")
 _INT4 = struct.Struct("!i")
 _LENGTHS_HEADER = struct.Struct("!iiiiiii")
+# Per line: its position in the group and the byte lengths release_instance_lines_query sends.
+_LENGTHS_WIDTH = 6
 _INT4_OID = 23
 
 
@@ -295,11 +315,11 @@ def _line_batches(cursor, statement: str, params: list, lines_per_batch: int):
             if array_size != len(array):
                 raise ValueError("unexpected COPY row")
             ndim, nulls, oid, rows, _, width, _ = _LENGTHS_HEADER.unpack_from(array)
-            if (ndim, nulls, oid, width) != (2, 0, _INT4_OID, 5):
+            if (ndim, nulls, oid, width) != (2, 0, _INT4_OID, _LENGTHS_WIDTH):
                 raise ValueError("unexpected line lengths in the COPY row")
             # (length, value) pairs, big-endian: keep the values.
             values = np.frombuffer(array, dtype=">i4", offset=_LENGTHS_HEADER.size)[1::2]
-            values = values.reshape(rows, 5)
+            values = values.reshape(rows, _LENGTHS_WIDTH)
             if np.any(values[:, 0] != np.arange(1, rows + 1)):
                 raise ValueError("the lines of a COPY row are not in release order")
             parts.append(lines)
@@ -314,8 +334,8 @@ def _line_batches(cursor, statement: str, params: list, lines_per_batch: int):
 
 def _instance_batch(data: bytes, lengths: np.ndarray) -> LineBatch:
     """A LineBatch of instance lines from their byte lengths: [line, head, answer_info,
-    additional_metadata] per line (see release_instance_lines_query)."""
-    line, head, answer_info, metadata = lengths.astype(np.int64).T
+    additional_metadata, provenance] per line (see release_instance_lines_query)."""
+    line, head, answer_info, metadata, provenance = lengths.astype(np.int64).T
     if np.any(line == 1):
         raise ValueError(
             "an instance of the release has no template version; only instances generated "
@@ -324,6 +344,8 @@ def _instance_batch(data: bytes, lengths: np.ndarray) -> LineBatch:
     starts = np.cumsum(line) - line
     info_start = starts + head
     metadata_start = info_start + answer_info + len(METADATA_KEY.encode())
+    # provenance is the last value, right before the line's end.
+    provenance_stop = starts + line - len(_LINE_END)
     return LineBatch(
         data,
         kind=FileKind.INSTANCES,
@@ -331,6 +353,7 @@ def _instance_batch(data: bytes, lengths: np.ndarray) -> LineBatch:
         spans={
             "answer_info": (info_start, info_start + answer_info),
             "additional_metadata": (metadata_start, metadata_start + metadata),
+            "provenance": (provenance_stop - provenance, provenance_stop),
         },
     )
 

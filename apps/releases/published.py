@@ -30,6 +30,7 @@ from apps.catalog.importers.layouts import published_file_render
 from apps.catalog.models import Instance
 
 from .models import FileFormat, FileKind, Release, ReleaseFile
+from .schemas import instance_provenance
 from .writers import HashingFile
 
 CONTENT_TYPES = {FileFormat.ZIP: "application/zip"}
@@ -218,7 +219,7 @@ def published_instance_rows(*, release: Release) -> Iterator[dict[str, Any]]:
     rows = (
         Instance.objects.filter(memberships__release=release)
         .order_by("category__name", "language", "example_id", "id")
-        .values(*_FIELDS)
+        .values(*_FIELDS, "id", "template_version_id", "source_instance_id")
         .iterator(chunk_size=CHUNK_SIZE)
     )
     for row in rows:
@@ -234,4 +235,13 @@ def published_instance_rows(*, release: Release) -> Iterator[dict[str, Any]]:
             **{column: row[column] for column in INSTANCE_TEXT_COLUMNS},
             "label": row["label"],
             "language": row["language"],
+            # An imported row has no template version (null), a translation of one its
+            # source.
+            "provenance": instance_provenance(
+                instance_id=row["id"],
+                template_version_id=row["template_version_id"],
+                source_instance_id=row["source_instance_id"],
+                **{column: row[column] for column in INSTANCE_TEXT_COLUMNS},
+                label=row["label"],
+            ),
         }

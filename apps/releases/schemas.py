@@ -1,12 +1,18 @@
 """The columns of each kind of release file: one pyarrow schema per kind, the single
 description of its columns. Parquet uses them directly, CSV to know which columns are nested
-(JSON-encoded) or integers, JSONL for its key order."""
+(JSON-encoded) or integers, JSONL for its key order.
+
+PROVENANCE_KEYS is the one list of the instances' `provenance` members, in file order: the
+row-dict paths (selectors, published) and the SQL that serialises lines (instance_lines)
+build the column from it."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pyarrow as pa
+
+from apps.catalog.instance_hash import instance_text_hash
 
 Row = dict[str, Any]
 
@@ -65,6 +71,22 @@ SCHEMAS: dict[str, pa.Schema] = {
             ("ans2", _STR),
             ("label", pa.int64()),
             ("language", _STR),
+            # Where the row came from (issue 22), as ids and a hash, not copies of texts: the
+            # instance, its template version (null for a published row without one), the
+            # instance it was translated from (null for an original) and the hash of its
+            # texts and label (apps.catalog.instance_hash). Last, so BBQ's columns keep their
+            # places; GET /api/instances/<instance_id>/provenance/ tells the whole chain.
+            (
+                "provenance",
+                pa.struct(
+                    [
+                        ("instance_id", pa.int64()),
+                        ("template_version_id", pa.int64()),
+                        ("source_instance_id", pa.int64()),
+                        ("text_sha256", _STR),
+                    ]
+                ),
+            ),
         ]
     ),
     "sentence_pairs": pa.schema(
@@ -101,6 +123,35 @@ SCHEMAS: dict[str, pa.Schema] = {
         ]
     ),
 }
+
+
+PROVENANCE_KEYS: tuple[str, ...] = tuple(
+    field.name for field in SCHEMAS["instances"].field("provenance").type
+)
+
+
+def instance_provenance(
+    *,
+    instance_id: int,
+    template_version_id: int | None,
+    source_instance_id: int | None,
+    context: str,
+    question: str,
+    ans0: str,
+    ans1: str,
+    ans2: str,
+    label: int,
+) -> Row:
+    """An instance row's `provenance` value (the row-dict paths; PostgreSQL builds the same
+    JSON text in apps.releases.instance_lines)."""
+    return {
+        "instance_id": instance_id,
+        "template_version_id": template_version_id,
+        "source_instance_id": source_instance_id,
+        "text_sha256": instance_text_hash(
+            context=context, question=question, ans0=ans0, ans1=ans1, ans2=ans2, label=label
+        ),
+    }
 
 
 def is_nested(field: pa.Field) -> bool:

@@ -41,6 +41,7 @@ from .content import (
 )
 from .models import DOCUMENT_FILES, FileKind, Release, ReleaseFile
 from .published import published_instance_rows, release_is_published
+from .schemas import instance_provenance
 
 CHUNK_SIZE = 5000
 ANSWER_KEYS = ("ans0", "ans1", "ans2")
@@ -87,6 +88,7 @@ def release_file_get(*, release: Release, kind: str, file_format: str) -> Releas
 # --- row streams ---------------------------------------------------------------------------
 
 _INSTANCE_FIELDS = (
+    "id",
     "template_version_id",
     "example_id",
     "question_index",
@@ -168,8 +170,8 @@ def release_instance_rows(*, release: Release, chunk_size: int = CHUNK_SIZE) -> 
     )
     last_text, info = None, {}
     for (
-        version_id, example_id, question_index, polarity, condition, category, info_text,
-        pairing, proper_noun, context, question, ans0, ans1, ans2, label, language,
+        instance_id, version_id, example_id, question_index, polarity, condition, category,
+        info_text, pairing, proper_noun, context, question, ans0, ans1, ans2, label, language,
         source_instance_id, review,
     ) in rows:  # fmt: skip
         if info_text != last_text:
@@ -197,6 +199,17 @@ def release_instance_rows(*, release: Release, chunk_size: int = CHUNK_SIZE) -> 
             "ans2": ans2,
             "label": label,
             "language": language,
+            "provenance": instance_provenance(
+                instance_id=instance_id,
+                template_version_id=version_id,
+                source_instance_id=source_instance_id,
+                context=context,
+                question=question,
+                ans0=ans0,
+                ans1=ans1,
+                ans2=ans2,
+                label=label,
+            ),
         }
 
 

@@ -3,6 +3,7 @@ writers use), so the format tests compare files against the database itself."""
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from apps.catalog.models import (
@@ -30,6 +31,7 @@ BBQ_KEYS = [
     "ans2",
     "label",
     "language",
+    "provenance",
 ]
 METADATA_KEYS = [
     "subcategory",
@@ -42,6 +44,20 @@ METADATA_KEYS = [
     "proper_noun",
     "translation_review",
 ]
+PROVENANCE_KEYS = ["instance_id", "template_version_id", "source_instance_id", "text_sha256"]
+
+
+def expected_provenance(instance: Instance) -> dict[str, Any]:
+    """The provenance value of an instance, with the hash written out again from its
+    definition (sha256 of the texts and label joined by U+001F, first 16 hex digits)."""
+    texts = [instance.context, instance.question, instance.ans0, instance.ans1, instance.ans2]
+    joined = "\x1f".join([*texts, str(instance.label)])
+    return {
+        "instance_id": instance.pk,
+        "template_version_id": instance.template_version_id,
+        "source_instance_id": instance.source_instance_id,
+        "text_sha256": hashlib.sha256(joined.encode("utf-8")).hexdigest()[:16],
+    }
 
 
 def expected_instances(release: Release) -> list[dict[str, Any]]:
@@ -79,6 +95,7 @@ def expected_instances(release: Release) -> list[dict[str, Any]]:
                 "ans2": i.ans2,
                 "label": i.label,
                 "language": i.language,
+                "provenance": expected_provenance(i),
             }
         )
     return rows

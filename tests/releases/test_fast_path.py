@@ -1,10 +1,13 @@
-"""The PostgreSQL fast path (rows serialised by the database, apps.releases.selectors) writes
-the same bytes as the writers fed with row dicts (the path SQLite uses), on hostile text."""
+"""The PostgreSQL fast path (rows serialised by the database, apps.releases.instance_lines)
+writes the same bytes as the writers fed with row dicts (the path SQLite uses), on hostile
+text, provenance column (ids and the text hash, computed by PostgreSQL on one path and by
+Python on the other) included."""
 
 from __future__ import annotations
 
 import io
 import itertools
+import json
 
 import pyarrow.parquet as pq
 import pytest
@@ -19,6 +22,8 @@ from apps.releases.services import release_create
 from apps.releases.services.creation import _membership_insert
 from apps.releases.writers import WRITERS, HashingFile, batched
 from tests.factories import CategoryFactory, DatasetFactory, TemplateVersionFactory
+
+from .expected import expected_provenance
 
 pytestmark = pytest.mark.django_db
 
@@ -167,6 +172,16 @@ def test_database_serialised_rows_write_the_same_bytes(hostile_release, monkeypa
     assert b'"quote "" inside"' in actual["csv"] and b"\\u0001" in actual["jsonl"]
     assert "हिन्दी".encode() in actual["jsonl"] and b"\r\n" in actual["csv"]
     assert b'"translation_review": {"status": "passed", "revision": 2' in actual["jsonl"]
+    # The provenance column: each line's ids and text hash (computed by PostgreSQL on this
+    # path) are the instance's own, the hash as Python's definition makes it.
+    instances = {i.pk: i for i in Instance.objects.filter(memberships__release=hostile_release)}
+    # Lines end in \n only (str.splitlines would also cut at U+2028 inside a text).
+    values = [json.loads(line)["provenance"] for line in actual["jsonl"].split(b"\n")[:-1]]
+    assert len(values) == len(instances) == 12_000
+    assert {v["instance_id"]: v for v in values} == {
+        pk: expected_provenance(i) for pk, i in instances.items()
+    }
+    assert sum(1 for v in values if v["source_instance_id"]) == 699
 
 
 def test_release_create_takes_the_fast_path_and_agrees_with_row_dicts(hostile_release, monkeypatch):

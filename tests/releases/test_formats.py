@@ -15,11 +15,18 @@ from apps.releases.schemas import SCHEMAS
 from apps.releases.services import release_create, release_file_path
 
 from .conftest import SCRIPTED
-from .expected import BBQ_KEYS, METADATA_KEYS, expected_rows
+from .expected import BBQ_KEYS, METADATA_KEYS, PROVENANCE_KEYS, expected_rows
 
 pytestmark = pytest.mark.django_db
 
-NESTED = {"answer_info", "additional_metadata", "votes", "stereotypes", "anti_stereotypes"}
+NESTED = {
+    "answer_info",
+    "additional_metadata",
+    "provenance",
+    "votes",
+    "stereotypes",
+    "anti_stereotypes",
+}
 INTEGERS = {"example_id", "label", "id"}
 
 
@@ -76,6 +83,7 @@ def test_jsonl_is_bbq_shaped_and_keeps_native_scripts(dataset):
     rows = [json.loads(line) for line in text.splitlines()]
     assert all(list(row) == BBQ_KEYS for row in rows)
     assert all(list(row["additional_metadata"]) == METADATA_KEYS for row in rows)
+    assert all(list(row["provenance"]) == PROVENANCE_KEYS for row in rows)
     assert all(isinstance(row["question_index"], str) for row in rows)
     # Written as UTF-8 characters, not \u escapes, in every script.
     for language, (unknown, _ambiguous, old, _) in SCRIPTED.items():
@@ -136,3 +144,8 @@ def test_parquet_nested_types(dataset):
     )
     metadata = schema.field("additional_metadata").type
     assert [metadata.field(i).name for i in range(metadata.num_fields)] == METADATA_KEYS
+    assert schema.names[-1] == "provenance"
+    assert str(schema.field("provenance").type) == (
+        "struct<instance_id: int64, template_version_id: int64, source_instance_id: int64, "
+        "text_sha256: string>"
+    )
