@@ -5,7 +5,8 @@ sha256 over the texts and the label, joined by U+001F (a character no text holds
 control characters are refused at the boundary), UTF-8, first 16 hex digits (64 bits: enough
 to tell two versions of one instance apart, short enough to carry in every row). Computed in
 Python (`instance_text_hash`) and, for the release fast path and the changelog, in
-PostgreSQL (`INSTANCE_TEXT_HASH_SQL`); tests/catalog/test_instance_hash.py holds them equal.
+PostgreSQL (`INSTANCE_TEXT_HASH_SQL`); tests/releases/test_provenance_column.py holds them
+equal on hostile text.
 """
 
 from __future__ import annotations
