@@ -128,7 +128,8 @@ def _diff_rows_sql(*, postgres: bool) -> str:
                v.status, c.name, i.language, i.context_condition, i.question_polarity,
                i.name_order, i.pairing, i.placeholder_values, i.label, i.option_roles,
                i.answer_info, i.source_instance_id, i.review, i.retired_at,
-               i.created_at < %s, (i.retired_at IS NULL OR i.retired_at > %s), i.combination, i.example_id, i.question_index, i.source_id,
+               i.created_at < %s, (i.retired_at IS NULL OR i.retired_at > %s),
+               i.combination, i.example_id, i.question_index, i.source_id,
                {text}
         FROM (
             SELECT 'old' AS side, o.instance_id FROM {membership} o
@@ -264,7 +265,7 @@ def _annotate(rows_old: list[dict], rows_new: list[dict]) -> None:
             )
             versions.add(row["template_version_id"])
             values.add(_canonical(row["placeholder_values"]))
-    for side, other, rows in (("old", "new", rows_old), ("new", "old", rows_new)):
+    for other, rows in (("new", rows_old), ("old", rows_new)):
         for row in rows:
             versions, values = sides[other].get((row["template_id"], row["language"]), ((), ()))
             row["other_versions"] = sorted(v for v in versions if v is not None)

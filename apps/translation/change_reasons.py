@@ -75,11 +75,10 @@ def _re_translation_applies(change: str, old: Row, new: Row) -> bool:
         or not new.get("source_instance_id")
     ):
         return False
-    if old["id"] in (new.get("replaces_chain") or []):
-        return False  # a revision of the same translation: a correction, not a new run
-    # Another row of the same translated instance, not a revision of it: a translation run
-    # wrote it (other model versions, another source row, or the same models run again).
-    return True
+    # Another row of the same translated instance that is not a revision of it (that is a
+    # correction): a translation run wrote it (other model versions, another source row, or
+    # the same models run again).
+    return old["id"] not in (new.get("replaces_chain") or [])
 
 
 def _re_translation_detail(old: Row, new: Row) -> str:
@@ -91,7 +90,7 @@ def _re_translation_detail(old: Row, new: Row) -> str:
     return f"translated again by the same models ({after[0] or '?'})"
 
 
-# --- a new translation -----------------------------------------------------------------------------
+# --- a new translation ----------------------------------------------------------------------
 
 
 def _new_translation_applies(change: str, old: Row, new: Row) -> bool:
@@ -102,7 +101,8 @@ def _new_translation_detail(old: Row, new: Row) -> str:
     review = _review(new)
     return (
         f"{new.get('language')} from instance {new.get('source_instance_id')}, "
-        f"{review.get('status') or 'unreviewed'} (models {review.get('forward_model_version') or '?'})"
+        f"{review.get('status') or 'unreviewed'} "
+        f"(models {review.get('forward_model_version') or '?'})"
     )
 
 
