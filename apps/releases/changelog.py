@@ -109,8 +109,9 @@ _TEXT_COLUMNS = ("context", "question", "ans0", "ans1", "ans2")
 
 def _diff_rows_sql(*, postgres: bool) -> str:
     """The instances in one membership and not the other, one query. `side` is "old" or "new".
-    The anti-joins run on the (release_id, instance_id) primary key of both memberships; the
-    instance rows are fetched by primary key for the (few) ids that differ. On PostgreSQL
+    One full join of the two memberships, each read once along the (release_id, instance_id)
+    primary key, keeps the ids on one side only; the instance rows are fetched by primary key
+    for those (few) ids. On PostgreSQL
     the text hash is computed in the database; elsewhere the texts come back and are hashed in
     Python (the same function)."""
     membership = ReleaseInstance._meta.db_table
@@ -132,15 +133,12 @@ def _diff_rows_sql(*, postgres: bool) -> str:
                i.combination, i.example_id, i.question_index, i.source_id,
                {text}
         FROM (
-            SELECT 'old' AS side, o.instance_id FROM {membership} o
-            WHERE o.release_id = %s AND NOT EXISTS (
-                SELECT 1 FROM {membership} n
-                WHERE n.release_id = %s AND n.instance_id = o.instance_id)
-            UNION ALL
-            SELECT 'new' AS side, n.instance_id FROM {membership} n
-            WHERE n.release_id = %s AND NOT EXISTS (
-                SELECT 1 FROM {membership} o
-                WHERE o.release_id = %s AND o.instance_id = n.instance_id)
+            SELECT CASE WHEN n.instance_id IS NULL THEN 'old' ELSE 'new' END AS side,
+                   COALESCE(o.instance_id, n.instance_id) AS instance_id
+            FROM (SELECT instance_id FROM {membership} WHERE release_id = %s) o
+            FULL JOIN (SELECT instance_id FROM {membership} WHERE release_id = %s) n
+                ON n.instance_id = o.instance_id
+            WHERE o.instance_id IS NULL OR n.instance_id IS NULL
         ) d
         JOIN {instance} i ON i.id = d.instance_id
         JOIN {category} c ON c.id = i.category_id
@@ -167,7 +165,7 @@ def _iso(value: Any) -> str | None:
 
 def _diff_rows(*, old: Release, new: Release) -> list[dict[str, Any]]:
     postgres = connection.vendor == "postgresql"
-    params = [old.created_at, new.created_at, old.pk, new.pk, new.pk, old.pk]
+    params = [old.created_at, new.created_at, old.pk, new.pk]
     with connection.cursor() as cursor:
         cursor.execute(_diff_rows_sql(postgres=postgres), params)
         fetched = cursor.fetchall()
