@@ -103,7 +103,12 @@ _ROW_COLUMNS = (
     "question_index",
     "source_id",
 )
-_JSON_COLUMNS = ("placeholder_values", "option_roles", "answer_info", "review")
+# JSON columns decoded for the reasons; option roles and answer_info are only compared (as
+# canonical text, see _diff_rows).
+_JSON_COLUMNS = ("placeholder_values", "review")
+# The join of two 400k memberships holds one of them in a hash: with the default work_mem
+# (4 MB) it spills to disk in batches. Raised for that one statement (and set back).
+_DIFF_WORK_MEM = "64MB"
 _TEXT_COLUMNS = ("context", "question", "ans0", "ans1", "ans2")
 
 
@@ -167,8 +172,16 @@ def _diff_rows(*, old: Release, new: Release) -> list[dict[str, Any]]:
     postgres = connection.vendor == "postgresql"
     params = [old.created_at, new.created_at, old.pk, new.pk]
     with connection.cursor() as cursor:
-        cursor.execute(_diff_rows_sql(postgres=postgres), params)
-        fetched = cursor.fetchall()
+        if postgres:
+            cursor.execute("SELECT current_setting('work_mem')")
+            (work_mem,) = cursor.fetchone()
+            cursor.execute("SELECT set_config('work_mem', %s, true)", [_DIFF_WORK_MEM])
+        try:
+            cursor.execute(_diff_rows_sql(postgres=postgres), params)
+            fetched = cursor.fetchall()
+        finally:
+            if postgres:
+                cursor.execute("SELECT set_config('work_mem', %s, true)", [work_mem])
     rows = []
     for values in fetched:
         row = dict(zip(_ROW_COLUMNS, values, strict=False))
@@ -178,13 +191,41 @@ def _diff_rows(*, old: Release, new: Release) -> list[dict[str, Any]]:
         else:
             texts = dict(zip(_TEXT_COLUMNS, extra, strict=True))
             row["text_hash"] = instance_text_hash(**texts, label=row["label"])
-        for column in _JSON_COLUMNS:
-            row[column] = _loaded(row[column]) if row[column] is not None else {}
+        # The comparison keys: PostgreSQL prints jsonb in one canonical form (keys sorted,
+        # no spaces), so its text is the key as it comes; elsewhere JSON is stored as written
+        # and is put in canonical form here. Parsing and dumping every row's JSON in Python
+        # cost more than the whole query at 400k instances with a few thousand changed.
+        row["_values_key"] = _json_key(row["placeholder_values"], postgres)
+        row["_content_key"] = (
+            row["text_hash"],
+            _json_key(row.pop("option_roles"), postgres),
+            _json_key(row.pop("answer_info"), postgres),
+        )
         row["retired_at"] = _iso(row["retired_at"])
         row["existed_at_previous"] = bool(row["existed_at_previous"])
         row["live_at_newer"] = bool(row["live_at_newer"])
         rows.append(row)
+    for column in _JSON_COLUMNS:
+        _json_decode_all(rows, column)
     return rows
+
+
+def _json_decode_all(rows: list[dict[str, Any]], column: str) -> None:
+    """Decode one JSON column of every row with one json.loads of them all (as an array): a
+    call per row costs more than the query at a few thousand rows."""
+    texts = [row[column] for row in rows]
+    if all(isinstance(text, str) for text in texts):
+        values = json.loads("[" + ",".join(texts) + "]") if texts else []
+    else:
+        values = [_loaded(text) if text is not None else {} for text in texts]
+    for row, value in zip(rows, values, strict=True):
+        row[column] = value if value is not None else {}
+
+
+def _json_key(value: Any, postgres: bool) -> str:
+    if postgres and isinstance(value, str):
+        return value
+    return _canonical(_loaded(value))
 
 
 def _identity(row: dict[str, Any]) -> tuple:
@@ -195,7 +236,7 @@ def _identity(row: dict[str, Any]) -> tuple:
     return (
         template,
         row["language"],
-        _canonical(row["placeholder_values"]),
+        row["_values_key"],
         row["context_condition"],
         row["question_polarity"],
         row["name_order"],
@@ -205,7 +246,7 @@ def _identity(row: dict[str, Any]) -> tuple:
 
 def _content(row: dict[str, Any]) -> tuple:
     """Text and labels: the text hash (texts and label), option roles, answer_info."""
-    return (row["text_hash"], _canonical(row["option_roles"]), _canonical(row["answer_info"]))
+    return row["_content_key"]
 
 
 def _pair(
@@ -262,12 +303,12 @@ def _annotate(rows_old: list[dict], rows_new: list[dict]) -> None:
                 (row["template_id"], row["language"]), (set(), set())
             )
             versions.add(row["template_version_id"])
-            values.add(_canonical(row["placeholder_values"]))
+            values.add(row["_values_key"])
     for other, rows in (("new", rows_old), ("old", rows_new)):
         for row in rows:
             versions, values = sides[other].get((row["template_id"], row["language"]), ((), ()))
             row["other_versions"] = sorted(v for v in versions if v is not None)
-            row["values_on_other_side"] = _canonical(row["placeholder_values"]) in values
+            row["values_on_other_side"] = row["_values_key"] in values
             now = current.get(row["template_id"])
             row["template_current_version_id"] = now[0] if now else None
             row["template_current_version_number"] = now[1] if now else None
