@@ -523,10 +523,18 @@ def release_changelog(
     changelog: dict[str, Any] = {
         "release": {"id": release.pk, "number": release.number},
         "against": None if previous is None else {"id": previous.pk, "number": previous.number},
-        "totals": {"added": 0, "removed": 0, "changed": 0, "unchanged": 0},
+        "totals": {
+            "added": 0,
+            "removed": 0,
+            "changed": 0,
+            "unchanged": 0,
+            "renewed": 0,
+            "unexplained": 0,
+        },
         "by_category_language": [],
         "reasons": [],
         "other_kinds": {},
+        "identity_collisions": 0,
         "notes": [],
     }
     if previous is None:
