@@ -35,10 +35,11 @@ def render(facts: dict[str, Any]) -> str:
         "### Machine translation",
         "",
         f"{facts['instances']:,} released instances are machine translations of English "
-        f"instances: translated with {names['forward']}, translated back with "
-        f"{names['backward']}, and kept when the {names['embedder']} reaches the job's "
-        "threshold; a human confirmed or corrected what fell below it. Each instance carries "
-        "the verdict of the job that made it, so a language may list more than one threshold.",
+        f"instances, translated with {names['forward']} and translated back with "
+        f"{names['backward']}. Each English string is compared with its back-translation by "
+        f"the cosine of their embeddings ({names['embedder']}); a string below the job's "
+        "threshold is flagged until a human confirms or corrects it. Each instance carries the "
+        "verdict of the job that made it, so a language may list more than one threshold.",
         "",
         "| Language | Instances | Passed | Flagged | Corrected | Threshold (instances) "
         "| Corrections | Correctors |",

@@ -36,7 +36,7 @@ from .services.review import CORRECTED, FLAGGED, PASSED
 MODEL_NAMES: dict[str, str] = {
     "forward": "IndicTrans2 en→Indic (CTranslate2)",
     "backward": "IndicTrans2 Indic→en (CTranslate2)",
-    "embedder": "sentence embedder (cosine of source and back-translation)",
+    "embedder": "sentence embedder",
 }
 STATUSES = (PASSED, FLAGGED, CORRECTED)
 

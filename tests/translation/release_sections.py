@@ -96,6 +96,7 @@ def translated_dataset(queue) -> Translated:
             TemplateVersionFactory(
                 template=TemplateFactory(dataset=dataset),
                 ambiguous_context=f"In town {n}, a {{{{NAME1}}}} and a {{{{NAME2}}}} waited.",
+                question_non_negative=f"Who was ready in town {n}?",
                 placeholders={"NAME1": [old, f"old {old}"], "NAME2": [young, f"young {young}"]},
             )
         )
