@@ -194,7 +194,7 @@ def instance_annotation(*, instance: Instance) -> dict[str, Any] | None:
             "on_version": row["item__template_version_id"],
             "verdict": row["verdict"],
             "note": row["note"],
-            "by": person_pseudonym(row["decided_by_id"]),
+            "by": person_pseudonym(row["decided_by_id"], role="adjudicator"),
             "at": row["created_at"].isoformat(),
             "new_version": row["new_version_id"],
         }

@@ -41,12 +41,12 @@ MODEL_NAMES: dict[str, str] = {
 STATUSES = (PASSED, FLAGGED, CORRECTED)
 
 
-def person_pseudonym(user_id: int | None) -> str:
-    """How a person (an annotator, a corrector, an adjudicator) is named in what a release
-    publishes: a stable pseudonym from the account's id, never a name or a username, so the
-    same person reads the same in a card, a provenance chain and a changelog, and only someone
-    with access to the accounts can tell who it is."""
-    return f"annotator-{user_id}" if user_id is not None else "unknown"
+def person_pseudonym(user_id: int | None, *, role: str = "annotator") -> str:
+    """How a person is named in what a release publishes (a card, a provenance chain, a
+    changelog): their role and the account's id, e.g. "annotator-3", never a name or a
+    username. Stable, so the same person reads the same everywhere and across releases; only
+    someone with access to the accounts can tell who it is."""
+    return f"{role}-{user_id}" if user_id is not None else "unknown"
 
 
 def _released_translations(release) -> Any:
