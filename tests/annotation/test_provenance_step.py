@@ -95,7 +95,9 @@ def test_a_translated_instance_shows_validation_adjudication_and_scoring(
 
 def test_an_original_instance_shows_its_template_validation_only(annotated):
     translated, campaigns = annotated
-    instance = live(translated.dataset, "en").filter(template_version=translated.versions[1]).first()
+    instance = (
+        live(translated.dataset, "en").filter(template_version=translated.versions[1]).first()
+    )
     data = collect(instance)
     [entry] = data["validation"]
     assert entry["status"] == "adjudication"

@@ -43,7 +43,9 @@ def _facts(release, tmp_path):
 def _validation_pairs(campaign, versions):
     """(slot 0 answers, slot 1 answers) per item, as given (VALIDATION by template index)."""
     index = {version.pk: n for n, version in enumerate(versions)}
-    items = sorted({a.item for a in Assignment.objects.filter(campaign=campaign)}, key=lambda i: i.pk)
+    items = sorted(
+        {a.item for a in Assignment.objects.filter(campaign=campaign)}, key=lambda i: i.pk
+    )
     return [VALIDATION[index[item.template_version_id]] for item in items]
 
 

@@ -53,9 +53,7 @@ def coded(survey, dataset, researcher):
     answer_code(
         answer=answers[0],
         by=researcher,
-        new_concepts=[
-            NewConcept(category="Region", statement=MARWARI, target_groups=["Marwaris"])
-        ],
+        new_concepts=[NewConcept(category="Region", statement=MARWARI, target_groups=["Marwaris"])],
     )
     created = StereotypeConcept.objects.get(statement=MARWARI)
     answer_code(answer=answers[1], by=researcher, concept_ids=[created.pk])

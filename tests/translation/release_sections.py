@@ -57,7 +57,9 @@ class Translated:
     strings: dict[tuple[str, str], TranslatedString] = field(default_factory=dict)
 
 
-def strings_cache(dataset: Dataset, languages: list[str]) -> dict[tuple[str, str], TranslatedString]:
+def strings_cache(
+    dataset: Dataset, languages: list[str]
+) -> dict[tuple[str, str], TranslatedString]:
     """Every English string of the dataset, translated into `languages`, stored in the string
     cache under the configured engines' model versions (so a job reuses them)."""
     versions = engines.model_versions()

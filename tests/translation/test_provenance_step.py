@@ -119,8 +119,11 @@ def test_a_second_correction_is_listed_with_the_text_it_replaced(translated):
     data = collect(instance)
     assert data["revision"] == 3
     assert [(c["before"], c["after"], c["by"]) for c in data["corrections"]] == [
-        (translated.strings[("hi", QUESTION)].translation, HUMAN_QUESTION, "annotator-%d"
-         % translated.corrector.pk),
+        (
+            translated.strings[("hi", QUESTION)].translation,
+            HUMAN_QUESTION,
+            person_pseudonym(translated.corrector.pk),
+        ),
         (HUMAN_QUESTION, HUMAN_QUESTION + "!", "unknown"),
     ]
 
