@@ -14,40 +14,65 @@ from typing import Any
 
 from django.db.models import Count
 
-from apps.catalog.models import ConceptSource, EvidenceReference, Instance, StereotypeConcept
+from apps.catalog.models import (
+    ConceptSource,
+    EvidenceReference,
+    Instance,
+    StereotypeConcept,
+    TemplateVersion,
+)
+from apps.translation.selectors_release import hash_joins
 
 from .models import Answer, AnswerConcept, Respondent, Survey, SurveyVersion
 from .services.reports import report_funnel
 
 
-def release_concept_ids(*, release) -> list[int]:
-    """The concepts of the release's instances (through their template versions): one
-    aggregate over the release's membership."""
-    return [
-        pk
-        for pk in Instance.objects.filter(memberships__release=release)
-        .values_list("template_version__concept_id", flat=True)
-        .distinct()
-        .order_by()
-        if pk is not None
-    ]
+def release_concept_ids(*, release, among: list[int] | None = None) -> list[int]:
+    """The concepts of the release's instances (through their template versions), or those of
+    them `among` the given ids: one aggregate over the release's membership, hash-joined (see
+    apps.translation.selectors_release.hash_joins)."""
+    instances = Instance.objects.filter(memberships__release=release)
+    if among is not None:
+        instances = instances.filter(template_version__concept_id__in=among)
+    with hash_joins():
+        return [
+            pk
+            for pk in instances.values_list("template_version__concept_id", flat=True)
+            .distinct()
+            .order_by()
+            if pk is not None
+        ]
 
 
 def release_survey_facts(*, release) -> dict[str, Any] | None:
     """Per survey whose answers were coded into the release's concepts: its questionnaire, its
     respondents and answers, the funnel overall and by category, and the release's concepts
     that came from it with their evidence by kind. None when no released concept came from a
-    survey."""
-    concept_ids = release_concept_ids(release=release)
+    survey.
+
+    The membership is read only when a survey coded an answer into a concept of one of the
+    dataset's templates (two small indexed queries decide it): most releases pay nothing."""
+    # Links of answers not marked invalid count, as in the funnel ("valid" stereotypes).
+    coded = list(
+        AnswerConcept.objects.filter(
+            concept_id__in=TemplateVersion.objects.filter(
+                template__dataset_id=release.dataset_id, concept_id__isnull=False
+            ).values("concept_id")
+        )
+        .exclude(answer__status=Answer.Status.INVALID)
+        .values_list("concept_id", flat=True)
+        .distinct()
+        .order_by()
+    )
+    if not coded:
+        return None
+    concept_ids = release_concept_ids(release=release, among=coded)
     if not concept_ids:
         return None
-    # Links of answers not marked invalid count, as in the funnel ("valid" stereotypes).
     links = AnswerConcept.objects.filter(concept_id__in=concept_ids).exclude(
         answer__status=Answer.Status.INVALID
     )
     surveys = list(Survey.objects.filter(pk__in=links.values("answer__survey_id")).order_by("slug"))
-    if not surveys:
-        return None
     return {"surveys": [_survey(survey, links) for survey in surveys]}
 
 
