@@ -177,6 +177,8 @@ def _loaded(value: Any) -> list:
 
 SOURCE_FIELDS = (
     "id",
+    "dataset_id",
+    "category_id",
     "language",
     "template_version_id",
     "combination",
@@ -216,17 +218,21 @@ def instance_source(*, instance: Instance) -> dict[str, Any] | None:
         return None
     source["ambiguous_context"] = None
     if source["context_condition"] == "disambig":
-        # The instance identity index leads with template_version: an index range scan.
+        sibling = Instance.objects.filter(
+            template_version_id=source["template_version_id"],
+            language=source["language"],
+            combination=source["combination"],
+            name_order=source["name_order"],
+            context_condition="ambig",
+        ).values_list("context", flat=True)
+        # Live rows: the instance identity index (partial, on live rows) leads with
+        # template_version, so this is an index range scan. A source retired since (kept for
+        # the releases that froze it) falls back to its dataset, language and category.
         source["ambiguous_context"] = (
-            Instance.objects.filter(
-                template_version_id=source["template_version_id"],
-                language=source["language"],
-                combination=source["combination"],
-                name_order=source["name_order"],
-                context_condition="ambig",
-            )
-            .values_list("context", flat=True)
-            .first()
+            sibling.filter(retired_at__isnull=True).first()
+            or sibling.filter(
+                dataset_id=source["dataset_id"], category_id=source["category_id"]
+            ).first()
         )
     return source
 
