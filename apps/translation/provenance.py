@@ -25,7 +25,8 @@ def collect(instance: Instance) -> dict[str, Any] | None:
     if not instance.source_instance_id:
         return None
     source = instance_source(instance=instance)
-    strings = instance_strings(instance=instance, source=source)
+    # Copies: the list is kept on the instance for the validation step, unannotated.
+    strings = [dict(s) for s in instance_strings(instance=instance, source=source)]
     review = instance.review or {}
     threshold = review.get("threshold")
     for string in strings:

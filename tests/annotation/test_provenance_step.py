@@ -87,6 +87,13 @@ def test_a_translated_instance_shows_validation_adjudication_and_scoring(
     for person in (researcher, annotator, second_annotator):
         assert f'"{person.username}"' not in text
 
+    # After the translation step, on the same object, the strings are not read again.
+    from apps.translation.provenance import collect as translation_collect
+
+    translation_collect(instance)
+    with django_assert_max_num_queries(3):
+        assert collect(instance) == data
+
     html = render_to_string(STEP.template, {"data": data, "instance": instance})
     assert person_pseudonym(annotator.pk) in html and "approve" in html
     assert f'<span lang="hi">{scored.translated_string.translation}</span>' in html
