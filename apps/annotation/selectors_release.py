@@ -14,8 +14,9 @@ from typing import Any
 
 from django.db.models import Count, Q
 
+from apps.accounts.pseudonyms import person_pseudonym
 from apps.catalog.models import Instance
-from apps.translation.selectors_release import instance_strings, person_pseudonym
+from apps.translation.selectors_release import instance_strings
 
 from . import reports
 from .kinds import campaign_kind_get, campaign_kinds
@@ -164,7 +165,7 @@ def _judgements(rows) -> list[dict[str, Any]]:
         when = row["current__created_at"]
         entry["judgements"].append(
             {
-                "annotator": person_pseudonym(row["annotator_id"]),
+                "annotator": person_pseudonym(user_id=row["annotator_id"]),
                 "slot": row["slot"] + 1,
                 # In the order of `fields`: the page lays them out as columns.
                 "answers": [{"field": field, "value": answers.get(field)} for field in kind.fields],
@@ -194,7 +195,7 @@ def instance_annotation(*, instance: Instance) -> dict[str, Any] | None:
             "on_version": row["item__template_version_id"],
             "verdict": row["verdict"],
             "note": row["note"],
-            "by": person_pseudonym(row["decided_by_id"], role="adjudicator"),
+            "by": person_pseudonym(user_id=row["decided_by_id"], role="adjudicator"),
             "at": row["created_at"].isoformat(),
             "new_version": row["new_version_id"],
         }

@@ -13,20 +13,18 @@ instance; each step adds a few indexed lookups of its own, none of them scans.
 
 People are never named: provenance is read by anyone with a role and is about released,
 published data. Whoever appears (a template's author, an annotator) is a pseudonym:
-`person_pseudonym` (a keyed hash of the user id, stable across the site) or, for annotators,
-the annotation app's per-campaign "annotator-N".
+`apps.accounts.pseudonyms.person_pseudonym` (a keyed hash of the user id, stable across the
+site), the one rule of every release output.
 """
 
 from __future__ import annotations
 
-import hmac
 from dataclasses import dataclass
-from hashlib import sha256
 from typing import Any
 
-from django.conf import settings
 from django.urls import reverse
 
+from apps.accounts.pseudonyms import person_pseudonym  # noqa: F401 (re-exported for steps)
 from apps.catalog.instance_hash import instance_text_hash
 from apps.catalog.models import Instance, TemplateVersion
 from apps.core.errors import KasautiError
@@ -50,19 +48,6 @@ class StepResult:
     @property
     def applies(self) -> bool:
         return self.data is not None
-
-
-def person_pseudonym(*, user_id: int | None, role: str) -> str | None:
-    """`<role>-<8 hex digits>`: an HMAC of the user id under the site's SECRET_KEY. The same
-    person gets the same pseudonym on every instance (so a reader can tell that two steps were
-    the same person's work) but the pseudonym cannot be turned back into a user without the
-    key. None for no user (an import, a deleted account)."""
-    if user_id is None:
-        return None
-    digest = hmac.new(
-        settings.SECRET_KEY.encode("utf-8"), f"provenance:{user_id}".encode("ascii"), sha256
-    ).hexdigest()
-    return f"{role}-{digest[:PSEUDONYM_DIGITS]}"
 
 
 def instance_provenance_get(*, instance_id: int) -> Instance:

@@ -25,6 +25,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
+from apps.accounts.pseudonyms import person_pseudonym
 from apps.catalog.models import (
     Adaptation,
     Category,
@@ -41,7 +42,6 @@ from apps.catalog.models import (
 )
 
 from .models import ContentMode, Release, ReleaseInstance
-from .provenance import person_pseudonym
 from .registry import ProvenanceStep, provenance_step_register
 
 Data = dict[str, Any]

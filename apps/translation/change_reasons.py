@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from apps.accounts.pseudonyms import person_pseudonym
 from apps.releases.registry import ChangeReason, change_reason_register
 
 Row = dict[str, Any] | None
@@ -52,7 +53,9 @@ def _correction_detail(old: Row, new: Row) -> str:
         review, row_id = successor.get("review") or {}, successor.get("id")
     notes = _notes(review)
     note = notes[-1] if notes else {}
-    who = note.get("by") or "unknown"
+    # The changelog is published (card, release page): the corrector by pseudonym, never by
+    # username (notes written before by_id existed name no one).
+    who = person_pseudonym(user_id=note.get("by_id"), role="annotator") or "an annotator"
     when = (note.get("at") or "")[:10] or "unknown date"
     text = f"correction item #{note.get('item')} by {who} on {when}"
     if len(notes) > 1:

@@ -19,6 +19,7 @@ from typing import Any
 from django.db import connection
 from django.db.models import Q
 
+from apps.accounts.pseudonyms import person_pseudonym
 from apps.catalog.models import Instance
 
 from . import pipeline
@@ -41,14 +42,6 @@ MODEL_NAMES: dict[str, str] = {
     "embedder": "sentence embedder",
 }
 STATUSES = (PASSED, FLAGGED, CORRECTED)
-
-
-def person_pseudonym(user_id: int | None, *, role: str = "annotator") -> str:
-    """How a person is named in what a release publishes (a card, a provenance chain, a
-    changelog): their role and the account's id, e.g. "annotator-3", never a name or a
-    username. Stable, so the same person reads the same everywhere and across releases; only
-    someone with access to the accounts can tell who it is."""
-    return f"{role}-{user_id}" if user_id is not None else "unknown"
 
 
 @contextmanager
@@ -336,7 +329,7 @@ def instance_corrections(
                 "item": item["id"],
                 "kind": item["kind"],
                 "role": role,
-                "by": person_pseudonym(revision.author_id),
+                "by": person_pseudonym(user_id=revision.author_id),
                 "at": revision.created_at.isoformat(),
                 # The first revision's previous text is empty: it replaced the machine output.
                 "before": revision.previous_text or original,

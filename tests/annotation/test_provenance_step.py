@@ -10,11 +10,11 @@ import json
 import pytest
 from django.template.loader import render_to_string
 
+from apps.accounts.pseudonyms import person_pseudonym
 from apps.annotation.models import Assignment, CampaignItem
 from apps.annotation.provenance import STEP, collect
 from apps.catalog.services import dataset_instantiate
 from apps.releases.registry import provenance_steps
-from apps.translation.selectors_release import person_pseudonym
 from tests.annotation.release_sections import NOTE, SCORES, VALIDATION, annotate
 from tests.factories import TemplateVersionFactory
 from tests.translation.conftest import inline_queue, real_engines, tiny_model_dirs  # noqa: F401
@@ -32,7 +32,7 @@ def annotated(inline_queue, real_engines, annotator, second_annotator, researche
 def _judged(campaign, item):
     """(pseudonym, slot) of the item's annotators, in slot order."""
     return [
-        (person_pseudonym(a.annotator_id), a.slot + 1)
+        (person_pseudonym(user_id=a.annotator_id), a.slot + 1)
         for a in Assignment.objects.filter(campaign=campaign, item=item).order_by("slot")
     ]
 
@@ -72,7 +72,7 @@ def test_a_translated_instance_shows_validation_adjudication_and_scoring(
     assert all(j["at"] for j in entry["judgements"])
     [decision] = data["adjudication"]
     assert decision["verdict"] == "approve" and decision["note"] == NOTE
-    assert decision["by"] == person_pseudonym(researcher.pk, role="adjudicator")
+    assert decision["by"] == person_pseudonym(user_id=researcher.pk, role="adjudicator")
 
     [scoring] = data["translation_scoring"]
     assert scoring["item"] == scored.pk and scoring["string"]["role"] == "question"
@@ -95,7 +95,7 @@ def test_a_translated_instance_shows_validation_adjudication_and_scoring(
         assert collect(instance) == data
 
     html = render_to_string(STEP.template, {"data": data, "instance": instance})
-    assert person_pseudonym(annotator.pk) in html and "approve" in html
+    assert person_pseudonym(user_id=annotator.pk) in html and "approve" in html
     assert f'<span lang="hi">{scored.translated_string.translation}</span>' in html
     assert NOTE in html
 

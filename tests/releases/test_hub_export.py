@@ -13,7 +13,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
-import yaml
 from django.core.management import CommandError, call_command
 from django.db import connection
 from django.urls import reverse
@@ -398,26 +397,14 @@ def test_card_and_file_disagreeing_is_refused(bharat, tmp_path):
     assert not written(tmp_path)
 
 
-def test_extra_frozen_column_is_carried(bharat, tmp_path, hf):
-    """A column the frozen file has and the card declares (a `provenance` column, say) is
-    copied into every split: the splits take the frozen file's columns, whatever they are."""
+def test_the_provenance_column_is_carried(bharat, tmp_path, hf):
+    """The frozen file's last column, `provenance` (ids and the text hash), is copied into
+    every split and declared in the card's features: the splits take the frozen file's
+    columns, whatever they are."""
     datasets, huggingface_hub = hf
     release = release_create(dataset=bharat)
     table = frozen_table(release, "instances")
-    provenance = pa.array(
-        [{"template": f"t{i}", "hashes": [f"h{i}"]} for i in range(table.num_rows)],
-        type=pa.struct([("template", pa.string()), ("hashes", pa.list_(pa.string()))]),
-    )
-    table = table.append_column("provenance", provenance)
-    _store(release.files.get(kind="instances", format="parquet"), _parquet_bytes(table))
-    readme_row = release.files.get(kind="card", format="md")
-    readme = release_file_path(release_file=readme_row).read_text(encoding="utf-8")
-    front = hub_front_matter(readme)
-    for info in front["dataset_info"]:
-        info["features"] = hub_features(table.schema)
-    body = readme.split("\n---\n", 1)[1]
-    text = "---\n" + yaml.safe_dump(front, sort_keys=False, allow_unicode=True) + "---\n" + body
-    _store(readme_row, text.encode())
+    assert table.column_names[-1] == "provenance"
     out = tmp_path / "hub"
     release_hub_write(release=release, output=out)
     for path in (out / "data").rglob("*.parquet"):
@@ -425,6 +412,9 @@ def test_extra_frozen_column_is_carried(bharat, tmp_path, hf):
     caste = datasets.load_dataset(str(out), "Caste", split="bn")
     assert caste.column_names[-1] == "provenance"
     assert caste.to_list() == expected_rows(table, "Caste", "bn")
+    assert {row["provenance"]["instance_id"] for row in caste.to_list()} <= set(
+        release.memberships.values_list("instance_id", flat=True)
+    )
 
 
 def test_download_zips_the_folder(annotator_client, outsider_client, bharat, tmp_path, settings):

@@ -14,6 +14,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from apps.accounts.pseudonyms import person_pseudonym
 from apps.accounts.roles import RESEARCHER
 from apps.accounts.services import user_create_with_role
 from apps.catalog.bulk import (
@@ -35,7 +36,7 @@ from apps.catalog.models import (
     VocabularyRevision,
 )
 from apps.catalog.services import concept_survey_counts_set, dataset_instantiate
-from apps.releases.provenance import instance_provenance, person_pseudonym
+from apps.releases.provenance import instance_provenance
 from apps.releases.registry import (
     ProvenanceStep,
     provenance_step_register,

@@ -4,9 +4,12 @@ translation run and a new language are told apart from it."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.utils import timezone
 
+from apps.accounts.pseudonyms import person_pseudonym
 from apps.catalog.models import Instance
 from apps.catalog.services import dataset_instantiate
 from apps.catalog.versions import template_version_approve
@@ -108,7 +111,10 @@ def test_a_released_flagged_translation_corrected_is_changed_by_that_correction(
     new = Instance.objects.get(pk=example["new"])
     assert new.review["replaces"] == example["old"] and new.question == HUMAN
     when = new.review["corrections"][0]["at"][:10]
-    assert example["detail"].startswith(f"correction item #{item.pk} by anu on {when}")
+    # The corrector by pseudonym, never by username: the changelog is published.
+    who = person_pseudonym(user_id=annotator.pk)
+    assert example["detail"].startswith(f"correction item #{item.pk} by {who} on {when}")
+    assert f"by {annotator.username}" not in json.dumps(changelog, ensure_ascii=False)
     assert "corrected" in example["detail"]
     assert changelog["by_category_language"][0]["language"] == "ta"
 
@@ -134,7 +140,8 @@ def test_a_flagged_translation_left_out_enters_a_reviewed_release_by_its_correct
     (entry,) = changelog["reasons"]
     assert (entry["change"], entry["reason"], entry["n"]) == ("added", "correction", 8)
     assert entry["examples"][0]["old"] is None
-    assert f"correction item #{item.pk} by anu" in entry["examples"][0]["detail"]
+    who = person_pseudonym(user_id=annotator.pk)
+    assert f"correction item #{item.pk} by {who}" in entry["examples"][0]["detail"]
 
 
 def test_a_new_translation_run_is_a_re_translation(flagged):

@@ -10,12 +10,12 @@ import json
 import pytest
 from django.template.loader import render_to_string
 
+from apps.accounts.pseudonyms import person_pseudonym
 from apps.catalog.models import Instance
 from apps.releases.registry import provenance_steps
 from apps.translation import engines
 from apps.translation.models import CorrectionRevision
 from apps.translation.provenance import STEP, collect
-from apps.translation.selectors_release import person_pseudonym
 from tests.translation.release_sections import (
     HUMAN_QUESTION,
     QUESTION,
@@ -95,7 +95,7 @@ def test_a_translated_and_corrected_instance_gives_the_whole_chain(
             "item": translated.item.pk,
             "kind": "low_similarity",
             "role": "question",
-            "by": person_pseudonym(translated.corrector.pk),
+            "by": person_pseudonym(user_id=translated.corrector.pk),
             "at": revision.created_at.isoformat(),
             "before": question["translation"],
             "after": HUMAN_QUESTION,
@@ -107,7 +107,7 @@ def test_a_translated_and_corrected_instance_gives_the_whole_chain(
     html = render_to_string(STEP.template, {"data": data, "instance": instance})
     assert f'<td lang="hi">{HUMAN_QUESTION}</td>' in html
     assert f'<td lang="hi">{question["translation"]}</td>' in html
-    assert person_pseudonym(translated.corrector.pk) in html
+    assert person_pseudonym(user_id=translated.corrector.pk) in html
     assert "0.610" in html and f"/instances/{source.pk}/provenance/" in html
 
 
@@ -122,7 +122,7 @@ def test_a_second_correction_is_listed_with_the_text_it_replaced(translated):
         (
             translated.strings[("hi", QUESTION)].translation,
             HUMAN_QUESTION,
-            person_pseudonym(translated.corrector.pk),
+            person_pseudonym(user_id=translated.corrector.pk),
         ),
         (HUMAN_QUESTION, HUMAN_QUESTION + "!", "unknown"),
     ]

@@ -110,6 +110,8 @@ def _correction_note(item: CorrectionItem, author, now) -> dict[str, Any]:
     return {
         "item": item.pk,
         "by": author.username if author else "",
+        # What release outputs name the corrector by (apps.accounts.pseudonyms), never "by".
+        "by_id": author.pk if author else None,
         "at": now.isoformat(),
     }
 
