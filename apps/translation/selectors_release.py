@@ -329,7 +329,7 @@ def instance_corrections(
                 "item": item["id"],
                 "kind": item["kind"],
                 "role": role,
-                "by": person_pseudonym(user_id=revision.author_id),
+                "by": person_pseudonym(user_id=revision.author_id) or "unknown",
                 "at": revision.created_at.isoformat(),
                 # The first revision's previous text is empty: it replaced the machine output.
                 "before": revision.previous_text or original,
