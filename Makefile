@@ -8,11 +8,14 @@ STAMP := $(VENV)/.installed-$(shell cat pyproject.toml constraints.txt | sha1sum
 # The import tests, BBQ's generator (names and word draws) and the release guard triggers also
 # run on SQLite: every tests/catalog/test_import*.py file, tests/catalog/test_bbq_generator.py,
 # tests/releases/test_guards.py, the provenance column on the row-dict path
-# (tests/releases/test_provenance_column.py), the survey imports (tests/surveys/test_import*.py),
-# and the studio's adaptation record, report and template export (tests/catalog/test_adaptation_*.py,
+# (tests/releases/test_provenance_column.py), a release's card, changelog and provenance with
+# the translation section (whose figures SQLite groups in Python), the survey imports
+# (tests/surveys/test_import*.py), and the studio's adaptation record, report and template export (tests/catalog/test_adaptation_*.py,
 # tests/catalog/test_export_templates.py).
 SQLITE_TESTS := $(wildcard tests/catalog/test_import*.py) tests/catalog/test_bbq_generator.py \
 	tests/releases/test_guards.py tests/releases/test_provenance_column.py \
+	tests/releases/test_card.py tests/releases/test_changelog.py tests/releases/test_provenance.py \
+	tests/translation/test_release_card.py \
 	$(wildcard tests/surveys/test_import*.py) \
 	$(wildcard tests/catalog/test_adaptation_*.py) tests/catalog/test_export_templates.py
 

@@ -45,6 +45,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import pyarrow.parquet as pq
 from django.conf import settings
 from django.db import connection
 
@@ -112,7 +114,67 @@ _DIFF_WORK_MEM = "64MB"
 _TEXT_COLUMNS = ("context", "question", "ans0", "ans1", "ans2")
 
 
-def _diff_rows_sql(*, postgres: bool) -> str:
+# The ids on one side only, from the frozen files' provenance column (see _diff_ids): two
+# arrays of ids, "old" then "new".
+_DIFF_IDS_SQL = """
+            SELECT 'old' AS side, unnest(%s::bigint[]) AS instance_id
+            UNION ALL SELECT 'new', unnest(%s::bigint[])"""
+
+
+def _diff_ids_join_sql(membership: str) -> str:
+    """The same from the two memberships: a full join (for releases whose files carry no
+    provenance column, made before it existed)."""
+    return f"""
+            SELECT CASE WHEN n.instance_id IS NULL THEN 'old' ELSE 'new' END AS side,
+                   COALESCE(o.instance_id, n.instance_id) AS instance_id
+            FROM (SELECT instance_id FROM {membership} WHERE release_id = %s) o
+            FULL JOIN (SELECT instance_id FROM {membership} WHERE release_id = %s) n
+                ON n.instance_id = o.instance_id
+            WHERE o.instance_id IS NULL OR n.instance_id IS NULL"""  # noqa: S608 (table name)
+
+
+def _file_member_ids(path: Path) -> np.ndarray | None:
+    """The instance ids of a release from its frozen instances.parquet (the provenance
+    column), sorted; None when the file is missing or has no provenance column."""
+    if not path.is_file():
+        return None
+    parquet = pq.ParquetFile(path)  # (not pq.read_table: it imports pandas)
+    if "provenance" not in parquet.schema_arrow.names:
+        return None
+    column = parquet.read(columns=["provenance"]).column("provenance").combine_chunks()
+    ids = column.field("instance_id")
+    if ids.null_count:
+        return None
+    # From the buffer: Array.to_numpy imports pandas.
+    values = np.frombuffer(ids.buffers()[1], dtype=np.int64)[ids.offset : ids.offset + len(ids)]
+    return np.sort(values)
+
+
+def _diff_ids(*, old: Release, new: Release, new_directory: Path | None):
+    """(old-only ids, new-only ids) from the two releases' frozen instances.parquet files, or
+    None to diff the memberships in SQL. Instances are never edited in place, so an id in
+    both releases is the same row. Reading two columns of ids and a sorted set difference
+    takes tens of milliseconds at 400,000 instances; the full join of the two memberships
+    reads the whole membership table (every release of every dataset) and took 0.7 s."""
+    paths = []
+    for release, directory in ((old, None), (new, new_directory)):
+        if directory is None:
+            stored = release.files.filter(kind=FileKind.INSTANCES, format="parquet").first()
+            if stored is None:
+                return None
+            paths.append(Path(settings.MEDIA_ROOT) / stored.path)
+        else:
+            paths.append(Path(directory) / "instances.parquet")
+    old_ids, new_ids = (_file_member_ids(path) for path in paths)
+    if old_ids is None or new_ids is None:
+        return None
+    return (
+        np.setdiff1d(old_ids, new_ids, assume_unique=True).tolist(),
+        np.setdiff1d(new_ids, old_ids, assume_unique=True).tolist(),
+    )
+
+
+def _diff_rows_sql(*, postgres: bool, from_files: bool = False) -> str:
     """The instances in one membership and not the other, one query. `side` is "old" or "new".
     One full join of the two memberships, each read once along the (release_id, instance_id)
     primary key, keeps the ids on one side only; the instance rows are fetched by primary key
@@ -137,14 +199,7 @@ def _diff_rows_sql(*, postgres: bool) -> str:
                i.created_at < %s, (i.retired_at IS NULL OR i.retired_at > %s),
                i.combination, i.example_id, i.question_index, i.source_id,
                {text}
-        FROM (
-            SELECT CASE WHEN n.instance_id IS NULL THEN 'old' ELSE 'new' END AS side,
-                   COALESCE(o.instance_id, n.instance_id) AS instance_id
-            FROM (SELECT instance_id FROM {membership} WHERE release_id = %s) o
-            FULL JOIN (SELECT instance_id FROM {membership} WHERE release_id = %s) n
-                ON n.instance_id = o.instance_id
-            WHERE o.instance_id IS NULL OR n.instance_id IS NULL
-        ) d
+        FROM ({_DIFF_IDS_SQL if from_files else _diff_ids_join_sql(membership)}) d
         JOIN {instance} i ON i.id = d.instance_id
         JOIN {category} c ON c.id = i.category_id
         LEFT JOIN {version} v ON v.id = i.template_version_id
@@ -168,16 +223,19 @@ def _iso(value: Any) -> str | None:
     return value.isoformat() if isinstance(value, datetime) else str(value)
 
 
-def _diff_rows(*, old: Release, new: Release) -> list[dict[str, Any]]:
+def _diff_rows(
+    *, old: Release, new: Release, new_directory: Path | None = None
+) -> list[dict[str, Any]]:
     postgres = connection.vendor == "postgresql"
-    params = [old.created_at, new.created_at, old.pk, new.pk]
+    ids = _diff_ids(old=old, new=new, new_directory=new_directory) if postgres else None
+    params = [old.created_at, new.created_at, *(ids if ids is not None else (old.pk, new.pk))]
     with connection.cursor() as cursor:
         if postgres:
             cursor.execute("SELECT current_setting('work_mem')")
             (work_mem,) = cursor.fetchone()
             cursor.execute("SELECT set_config('work_mem', %s, true)", [_DIFF_WORK_MEM])
         try:
-            cursor.execute(_diff_rows_sql(postgres=postgres), params)
+            cursor.execute(_diff_rows_sql(postgres=postgres, from_files=ids is not None), params)
             fetched = cursor.fetchall()
         finally:
             if postgres:
@@ -409,8 +467,10 @@ def _other_detail(old: dict | None, new: dict | None) -> str:
     )
 
 
-def _instances_changelog(*, old: Release, new: Release) -> dict[str, Any]:
-    rows = _diff_rows(old=old, new=new)
+def _instances_changelog(
+    *, old: Release, new: Release, new_directory: Path | None = None
+) -> dict[str, Any]:
+    rows = _diff_rows(old=old, new=new, new_directory=new_directory)
     olds = [row for row in rows if row["side"] == "old"]
     news = [row for row in rows if row["side"] == "new"]
     _annotate(olds, news)
@@ -541,7 +601,7 @@ def release_changelog(
         return changelog
     if previous.dataset_id != release.dataset_id:
         raise ValueError("a changelog compares two releases of the same dataset")
-    changelog.update(_instances_changelog(old=previous, new=release))
+    changelog.update(_instances_changelog(old=previous, new=release, new_directory=directory))
     other, notes = _other_kinds_changelog(old=previous, new=release, new_directory=directory)
     changelog["other_kinds"] = other
     changelog["notes"] = notes

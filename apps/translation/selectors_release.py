@@ -54,6 +54,9 @@ def hash_joins() -> Iterator[None]:
     instances, measured) instead of hashing one side (a fraction of that). The setting is
     transaction-local and put back as it was afterwards; outside a transaction PostgreSQL
     ignores it and the query simply runs with the default plan."""
+    if connection.vendor != "postgresql":  # (SQLite, the embedded default, has no planner knobs)
+        yield
+        return
     with connection.cursor() as cursor:
         cursor.execute("SELECT current_setting('enable_nestloop')")
         (previous,) = cursor.fetchone()
@@ -87,6 +90,46 @@ def release_translation_facts(*, release) -> dict[str, Any] | None:
     size: the groups are few (language x versions x threshold x status), and the correction
     notes come back only for the corrected rows."""
     members = _released_translations(release).values("language", "review").order_by()
+    rows = (
+        _translation_groups_sql(members)
+        if connection.vendor == "postgresql"
+        else _translation_groups_python(members)
+    )
+    if not rows:
+        return None
+    return _translation_facts(rows)
+
+
+def _translation_groups_python(members) -> list[tuple]:
+    """The rows of _translation_groups_sql, grouped in Python: the embedded SQLite default
+    has no jsonb (its datasets are the small ones)."""
+    groups: dict[tuple, list] = {}
+    for row in members.iterator():
+        review = row["review"] or {}
+        threshold = review.get("threshold")
+        key = (
+            row["language"],
+            review.get("forward_model_version"),
+            review.get("backward_model_version"),
+            review.get("embedder_version"),
+            None if threshold is None else str(threshold),
+            review.get("status"),
+        )
+        group = groups.setdefault(key, [0, 0, [], []])
+        group[0] += 1
+        corrections = review.get("corrections")
+        if isinstance(corrections, list) and corrections:
+            group[1] += 1
+            group[2].append([c["item"] for c in corrections if "item" in c])
+            group[3].append([c["by"] for c in corrections if "by" in c])
+    return [
+        (*key, n, fixed, items or None, by or None) for key, (n, fixed, items, by) in groups.items()
+    ]
+
+
+def _translation_groups_sql(members) -> list[tuple]:
+    """(language, forward, backward, embedder, threshold text, status, instances, corrected
+    instances, their correction items, their correctors) per group, in PostgreSQL."""
     sql, params = members.query.sql_with_params()
     corrected = (
         "jsonb_typeof(m.review->'corrections') = 'array' AND m.review->'corrections' <> '[]'::jsonb"
@@ -104,9 +147,10 @@ def release_translation_facts(*, release) -> dict[str, Any] | None:
             f"FROM ({sql}) m GROUP BY 1, 2, 3, 4, 5, 6",
             params,
         )
-        rows = cursor.fetchall()
-    if not rows:
-        return None
+        return cursor.fetchall()
+
+
+def _translation_facts(rows: list[tuple]) -> dict[str, Any]:
     languages: dict[str, dict[str, Any]] = {}
     models: dict[str, dict[tuple[str, str, str], int]] = defaultdict(lambda: defaultdict(int))
     thresholds: dict[str, dict[float | None, int]] = defaultdict(lambda: defaultdict(int))
