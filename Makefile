@@ -10,7 +10,8 @@ STAMP := $(VENV)/.installed-$(shell cat pyproject.toml constraints.txt | sha1sum
 # tests/releases/test_guards.py, the provenance column on the row-dict path
 # (tests/releases/test_provenance_column.py), a release's card, changelog and provenance with
 # the translation section (whose figures SQLite groups in Python), the survey imports
-# (tests/surveys/test_import*.py), and the studio's adaptation record, report and template export (tests/catalog/test_adaptation_*.py,
+# (tests/surveys/test_import*.py), and the studio's adaptation record, report and template
+# export (tests/catalog/test_adaptation_*.py,
 # tests/catalog/test_export_templates.py).
 SQLITE_TESTS := $(wildcard tests/catalog/test_import*.py) tests/catalog/test_bbq_generator.py \
 	tests/releases/test_guards.py tests/releases/test_provenance_column.py \
