@@ -11,15 +11,24 @@ import os
 from pathlib import Path
 from typing import Any
 
+from django.db import connection
+
 from .card import release_card
 from .changelog import release_changelog
-from .models import DOCUMENT_FILES, Release, ReleaseFile
+from .models import DOCUMENT_FILES, Release, ReleaseFile, ReleaseInstance
 
 
 def release_documents_write(
     *, release: Release, previous: Release | None, directory: Path, relative_dir: str
 ) -> list[ReleaseFile]:
     """Write changelog.json, README.md, card.json and CITATION.cff; return their rows."""
+    if connection.vendor == "postgresql":
+        # The sections' queries join the membership rows just inserted, of which the planner
+        # knows nothing yet (it guesses a few thousand where there are hundreds of thousands
+        # and probes row by row: 1.5 s instead of 0.2 s for the card at 400,000 instances).
+        # ANALYZE counts this transaction's own rows too.
+        with connection.cursor() as cursor:
+            cursor.execute(f"ANALYZE {ReleaseInstance._meta.db_table}")
     changelog = release_changelog(release=release, previous=previous, directory=directory)
     card = release_card(
         release=release, previous=previous, changelog=changelog, directory=directory

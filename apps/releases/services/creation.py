@@ -198,13 +198,7 @@ def release_create(
                 release=release, directory=tmp_dir, relative_dir=relative_dir
             )
             # The changelog against the latest release and the dataset card, written from
-            # the database and the files just written (apps/releases/documents.py). Their
-            # queries join the membership rows just inserted, of which the planner knows
-            # nothing yet (it guesses a few thousand where there are hundreds of thousands and
-            # probes row by row): ANALYZE counts this transaction's own rows, in ~0.1 s.
-            if connection.vendor == "postgresql":
-                with connection.cursor() as cursor:
-                    cursor.execute(f"ANALYZE {ReleaseInstance._meta.db_table}")
+            # the database and the files just written (apps/releases/documents.py).
             files += release_documents_write(
                 release=release, previous=latest, directory=tmp_dir, relative_dir=relative_dir
             )
