@@ -300,7 +300,7 @@ def main() -> None:
             if seconds:
                 _release_remove(seconds[-1]["release"])
             seconds.append(_release(dataset_id))
-        from apps.releases.documents import release_document_json
+        from apps.releases.selectors import release_document_json
 
         changelog = release_document_json(release=seconds[-1]["release"], kind="changelog")
         reasons = ", ".join(f"{e['change']} {e['reason']} {e['n']:,}" for e in changelog["reasons"])

@@ -70,18 +70,3 @@ def _rows(kind: str, changelog: dict[str, Any], facts: dict[str, Any]) -> int:
         totals = changelog.get("totals", {})
         return sum(totals.get(key, 0) for key in ("added", "removed", "changed"))
     return 1
-
-
-def release_document_read(*, release: Release, kind: str, file_format: str) -> bytes | None:
-    """A stored document's bytes (None for a release made before documents existed)."""
-    from .services.files import release_file_path
-
-    row = release.files.filter(kind=kind, format=file_format).first()
-    if row is None:
-        return None
-    return release_file_path(release_file=row).read_bytes()
-
-
-def release_document_json(*, release: Release, kind: str) -> dict[str, Any] | None:
-    data = release_document_read(release=release, kind=kind, file_format="json")
-    return None if data is None else json.loads(data)

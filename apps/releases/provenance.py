@@ -24,14 +24,11 @@ from typing import Any
 
 from django.urls import reverse
 
-from apps.accounts.pseudonyms import person_pseudonym  # noqa: F401 (re-exported for steps)
 from apps.catalog.instance_hash import instance_text_hash
 from apps.catalog.models import Instance, TemplateVersion
 from apps.core.errors import KasautiError
 
 from .registry import ProvenanceStep, provenance_steps
-
-PSEUDONYM_DIGITS = 8
 
 
 class InstanceNotFound(KasautiError):

@@ -39,6 +39,7 @@ from .content import (
     released_sentence_pairs,
     tuple_released,
 )
+from .hub import FRONT_MATTER_RE
 from .models import DOCUMENT_FILES, FileKind, Release, ReleaseFile
 from .published import published_instance_rows, release_is_published
 from .schemas import instance_provenance
@@ -399,14 +400,22 @@ def release_stale_for_page(*, dataset: Dataset) -> dict[str, Any] | None:
     }
 
 
-def _document(files: dict[tuple[str, str], ReleaseFile], kind: str, file_format: str) -> bytes:
+def release_document_read(*, release: Release, kind: str, file_format: str) -> bytes | None:
+    """A stored document's bytes (README.md, card.json, CITATION.cff, changelog.json); None
+    for a release made before documents existed. Picks from release.files.all(), so a page
+    that prefetched the files reads each document without another query."""
     from django.conf import settings
 
-    row = files.get((kind, file_format))
+    row = next((f for f in release.files.all() if (f.kind, f.format) == (kind, file_format)), None)
     if row is None:
-        return b""
+        return None
     path = Path(settings.MEDIA_ROOT) / row.path
-    return path.read_bytes() if path.is_file() else b""
+    return path.read_bytes() if path.is_file() else None
+
+
+def release_document_json(*, release: Release, kind: str) -> dict[str, Any] | None:
+    data = release_document_read(release=release, kind=kind, file_format="json")
+    return None if data is None else json.loads(data)
 
 
 def release_card_html(readme: str) -> str:
@@ -415,10 +424,8 @@ def release_card_html(readme: str) -> str:
     checked by markdown-it (no javascript: URLs)."""
     from markdown_it import MarkdownIt
 
-    body = readme
-    if body.startswith("---\n"):
-        end = body.find("\n---\n", 4)
-        body = body[end + 5 :] if end != -1 else body
+    match = FRONT_MATTER_RE.match(readme)
+    body = readme[match.end() :] if match else readme
     return MarkdownIt("commonmark", {"html": False}).enable("table").render(body)
 
 
@@ -432,17 +439,18 @@ def release_documents_for_page(*, release: Release) -> dict[str, Any]:
     export = reverse("release-export", args=[release.pk])
     for release_file in files.values():
         release_file.url = f"{export}?format={release_file.format}&kind={release_file.kind}"
-    readme = _document(files, "card", "md").decode("utf-8")
-    facts = _document(files, "card", "json")
-    card_facts = json.loads(facts) if facts else {}
-    changelog = _document(files, "changelog", "json")
+    readme = (release_document_read(release=release, kind="card", file_format="md") or b"").decode(
+        "utf-8"
+    )
+    card_facts = release_document_json(release=release, kind="card") or {}
+    changelog = release_document_json(release=release, kind="changelog") or {}
     return {
         "files": sorted(files.values(), key=lambda f: (f.kind, f.format)),
         "card_readme": readme,
         # Safe: markdown-it escaped every raw HTML in the text (release_card_html).
         "card_html": mark_safe(release_card_html(readme)) if readme else "",  # noqa: S308
         "card_facts": card_facts,
-        "changelog": json.loads(changelog) if changelog else {},
+        "changelog": changelog,
         # The licence this release's card was written with (frozen), not the dataset's now.
         "license_unknown": card_facts.get("front_matter", {}).get(
             "license", release.dataset.license

@@ -16,8 +16,8 @@ from apps.accounts.services import user_create_with_role
 from apps.annotation import services as annotation_services
 from apps.catalog.models import Instance
 from apps.catalog.services import dataset_instantiate
-from apps.releases.documents import release_document_json
 from apps.releases.hub_export import release_hub_write
+from apps.releases.selectors import release_document_json
 from apps.releases.services import release_create
 from apps.translation import engines, pipeline
 from apps.translation import services as translation_services

@@ -12,13 +12,13 @@ from apps.catalog.models import ContextSet, Instance, SentencePair, StereotypeTu
 from apps.catalog.services import dataset_instantiate, template_edit
 from apps.catalog.versions import template_version_approve, template_version_reject
 from apps.releases.changelog import changelog_markdown
-from apps.releases.documents import release_document_json
 from apps.releases.registry import (
     ChangeReason,
     change_reason_register,
     change_reason_unregister,
     change_reasons,
 )
+from apps.releases.selectors import release_document_json
 from apps.releases.services import release_create
 from tests.factories import CategoryFactory, TemplateVersionFactory
 

@@ -12,7 +12,7 @@ from django.core.management import CommandError, call_command
 from apps.catalog.models import Template
 from apps.catalog.services import dataset_instantiate, template_edit
 from apps.catalog.versions import template_version_approve
-from apps.releases.documents import release_document_json
+from apps.releases.selectors import release_document_json
 from apps.releases.services import release_create
 
 pytestmark = pytest.mark.django_db

@@ -13,7 +13,7 @@ from apps.accounts.pseudonyms import person_pseudonym
 from apps.catalog.models import Instance
 from apps.catalog.services import dataset_instantiate
 from apps.catalog.versions import template_version_approve
-from apps.releases.documents import release_document_json
+from apps.releases.selectors import release_document_json
 from apps.releases.services import release_create
 from apps.translation.models import CorrectionItem
 from apps.translation.services import correction_item_resolve
