@@ -38,6 +38,15 @@ class Job(models.Model):
     # what `rate` is measured on (apps/core/heartbeat.py, progress_measure).
     progress_samples = models.JSONField(default=list, blank=True)
     celery_task_id = models.CharField(max_length=64, blank=True)
+    # The worker that last took the job up (Celery's node name, "celery@gpu-3"): which machine
+    # ran which part of a sharded job.
+    worker = models.CharField(max_length=200, blank=True)
+    # A job split into parts (an evaluation run over a large release) is the parent of one job
+    # per part; each part has its own heartbeat, so the watchdog re-runs a dead part alone, and
+    # a parent whose parts are still queued or running is alive while it waits for them.
+    parent = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.CASCADE, related_name="children"
+    )
     # Times a worker took the job up (starts, resumes and recoveries).
     attempts = models.PositiveIntegerField(default=0)
     # Times the watchdog found the job's heartbeat stopped and re-queued it.

@@ -153,7 +153,7 @@ def job_dispatch(*, job: Job, raise_unqueued: bool = True) -> Job:
 # --- state changes ------------------------------------------------------------------------
 
 
-def job_start(*, job_id: int, celery_task_id: str = "") -> Job | None:
+def job_start(*, job_id: int, celery_task_id: str = "", worker: str = "") -> Job | None:
     """Mark a job running (and beat its heartbeat). Returns None if it already finished: a
     redelivered or recovered message of a job that is done is a no-op."""
     with transaction.atomic():
@@ -166,6 +166,7 @@ def job_start(*, job_id: int, celery_task_id: str = "") -> Job | None:
         job.heartbeat_at = now
         job.attempts += 1
         job.celery_task_id = celery_task_id[:64]
+        job.worker = worker[:200]
         job.progress_samples = []  # the rate is measured afresh in each attempt
         job.save(
             update_fields=[
@@ -174,6 +175,7 @@ def job_start(*, job_id: int, celery_task_id: str = "") -> Job | None:
                 "heartbeat_at",
                 "attempts",
                 "celery_task_id",
+                "worker",
                 "progress_samples",
             ]
         )
@@ -287,7 +289,8 @@ def job_run(
         if job is None or job.status != Job.Status.RUNNING:
             return  # cancelled, failed or done meanwhile: this step is not wanted
     else:
-        job = job_start(job_id=job_id, celery_task_id=celery_task_id)
+        worker = getattr(getattr(task, "request", None), "hostname", None) or ""
+        job = job_start(job_id=job_id, celery_task_id=celery_task_id, worker=str(worker))
         if job is None:
             return
     # A worker process (not a direct call or an eager `apply`, which run in the caller and

@@ -10,7 +10,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import connections, transaction
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from .errors import BrokerUnavailable
@@ -37,6 +37,15 @@ def jobs_recover(*, stale_after: timedelta | None = None, include_queued: bool =
         stale |= Q(status=Job.Status.QUEUED, created_at__lt=cutoff) & (
             Q(heartbeat_at__isnull=True) | Q(heartbeat_at__lt=cutoff)
         )
+    # A parent waiting for its parts beats no heartbeat of its own: it is alive while any part
+    # is queued or running (each part is watched by its own heartbeat).
+    stale &= ~Q(
+        Exists(
+            Job.objects.filter(
+                parent=OuterRef("pk"), status__in=(Job.Status.QUEUED, Job.Status.RUNNING)
+            )
+        )
+    )
     outcome: dict[str, list[int]] = {"requeued": [], "failed": []}
     for job_id in list(Job.objects.filter(stale).values_list("id", flat=True)[:100]):
         if heartbeat_file_fresh(job_id=job_id, seconds=stale_after.total_seconds()):

@@ -339,6 +339,13 @@ KASAUTI_EVAL_BATCH_SIZE = int(os.environ.get("KASAUTI_EVAL_BATCH_SIZE", "16"))
 # Completions endpoints (vLLM): seconds per request and retries before the run fails.
 KASAUTI_EVAL_ENDPOINT_TIMEOUT = float(os.environ.get("KASAUTI_EVAL_ENDPOINT_TIMEOUT", "120"))
 KASAUTI_EVAL_ENDPOINT_RETRIES = int(os.environ.get("KASAUTI_EVAL_ENDPOINT_RETRIES", "3"))
+# Requests in flight at once against one endpoint (vLLM batches concurrent requests itself),
+# and prompts per request where the server accepts a list of prompts (1: one per request).
+KASAUTI_EVAL_ENDPOINT_CONCURRENCY = int(os.environ.get("KASAUTI_EVAL_ENDPOINT_CONCURRENCY", "8"))
+KASAUTI_EVAL_ENDPOINT_BATCH = int(os.environ.get("KASAUTI_EVAL_ENDPOINT_BATCH", "8"))
+# A multiple-choice run over more items than this is split into parts of this many items, each
+# a child job on the `gpu` queue, so that several workers (GPUs) share one run.
+KASAUTI_EVAL_CHUNK_ITEMS = int(os.environ.get("KASAUTI_EVAL_CHUNK_ITEMS", "2000"))
 # The hosts endpoint models may point at (the server makes requests to them): comma-separated
 # `host` or `host:port` entries. Empty (the default): endpoint models cannot be registered.
 KASAUTI_EVAL_ENDPOINT_HOSTS = [

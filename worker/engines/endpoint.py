@@ -27,7 +27,7 @@ import unicodedata
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 
 from worker.engines.errors import ModelConfigurationError
 from worker.engines.lm_scorer import OptionScore, OptionScores
@@ -190,8 +190,14 @@ class EndpointScorer:
 
     # ---------------------------------------------------------------- scoring
     def score_options(
-        self, items: Sequence[tuple[str, Sequence[str]]], *, batch_size: int = 8
+        self,
+        items: Sequence[tuple[str, Sequence[str]]],
+        *,
+        batch_size: int = 8,
+        groups: Sequence[Hashable] | None = None,
     ) -> list[OptionScores]:
+        """`groups` (one hashable per item: items sharing a prompt prefix) is accepted for the
+        local scorer's interface; the server caches shared prefixes itself (vLLM)."""
         texts: list[tuple[int, int, str]] = []  # (item, prompt length, prompt + option)
         for index, (prompt, options) in enumerate(items):
             prompt = unicodedata.normalize("NFC", prompt)

@@ -27,7 +27,7 @@ from __future__ import annotations
 import hashlib
 import os
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -150,7 +150,11 @@ class CausalLMScorer:
 
     # ---------------------------------------------------------------- option scoring
     def score_options(
-        self, items: Sequence[tuple[str, Sequence[str]]], *, batch_size: int = 8
+        self,
+        items: Sequence[tuple[str, Sequence[str]]],
+        *,
+        batch_size: int = 8,
+        groups: Sequence[Hashable] | None = None,
     ) -> list[OptionScores]:
         """Σ log P(option tokens | prompt) and token counts for every option of every item."""
         if batch_size < 1:

@@ -57,6 +57,37 @@ def run_items(*, dataset: Dataset, release: Release | None) -> QuerySet[Instance
     return items.order_by("id")
 
 
+# Two-shot examples are drawn from the first items of the run (in id order): the same pool for a
+# run and for its lm-evaluation-harness export (services/exports.py), so both score one text.
+SHOT_POOL_ITEMS = 400
+
+
+def run_shot_pool(*, dataset: Dataset, release: Release | None, shots: int) -> dict[str, list]:
+    """The solved examples a `shots`-shot run (or export) draws from, per language."""
+    if not shots:
+        return {}
+    return shot_pool(run_items(dataset=dataset, release=release)[:SHOT_POOL_ITEMS])
+
+
+def item_prompt(
+    *, instance: Instance, templates: dict[str, PromptTemplate], pool: dict[str, list]
+) -> tuple[str, list[str], tuple]:
+    """(prompt, option continuations, prefix group) of one item. Items of one group share the
+    prompt up to their own context (the instruction and the same solved examples), which the
+    scorer computes once (worker.engines.lm_scorer, shared-prefix scoring)."""
+    template = templates.get(instance.language) or next(iter(templates.values()))
+    shots = shots_for(instance, pool, template.shots)
+    prompt = prompt_render(
+        template=template,
+        context=instance.context,
+        question=instance.question,
+        answers=instance.answers,
+        shots=shots,
+    )
+    group = (template.name, template.instruction_language, instance.language, *shots)
+    return prompt, option_continuations(instance.answers), group
+
+
 def model_check(*, model: ModelEntry) -> None:
     """A model that cannot be scored with fails here, with the path or URL it was given."""
     if model.kind not in evaluation_kind_get(RunKind.BBQ_MC).model_kinds:
@@ -217,22 +248,16 @@ def _templates_of(run: EvaluationRun) -> dict[str, PromptTemplate]:
 
 
 def _score_batch(*, run, scorer, instances, templates, pool, batch_size) -> list[Prediction]:
-    prompts = []
+    prompts, groups = [], []
     for instance in instances:
-        template = templates.get(instance.language) or next(iter(templates.values()))
-        prompt = prompt_render(
-            template=template,
-            context=instance.context,
-            question=instance.question,
-            answers=instance.answers,
-            shots=shots_for(instance, pool, template.shots),
-        )
-        prompts.append((prompt, option_continuations(instance.answers)))
+        prompt, options, group = item_prompt(instance=instance, templates=templates, pool=pool)
+        prompts.append((prompt, options))
+        groups.append(group)
     if not run.prompt_example and prompts:
         run.prompt_example = prompts[0][0]
         EvaluationRun.objects.filter(pk=run.pk).update(prompt_example=run.prompt_example)
     try:
-        scored = scorer.score_options(prompts, batch_size=batch_size)
+        scored = scorer.score_options(prompts, batch_size=batch_size, groups=groups)
     except ModelConfigurationError as exc:
         raise EvaluationInputError(str(exc)) from exc
     except (TimeoutError, ConnectionError, OSError) as exc:
@@ -267,11 +292,7 @@ def run_execute(*, run: EvaluationRun, progress: Progress) -> dict[str, Any]:
     total = len(ids)
     progress(total - len(todo), total)
     templates = _templates_of(run)
-    pool = shot_pool(
-        run_items(dataset=run.dataset, release=run.release)[:400]
-        if run.shots
-        else Instance.objects.none()
-    )
+    pool = run_shot_pool(dataset=run.dataset, release=run.release, shots=run.shots)
     batch_size = int(run.params.get("batch_size") or settings.KASAUTI_EVAL_BATCH_SIZE)
     if todo:
         scorer = scorer_load(model=run.model)
