@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -19,10 +20,20 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 class WorkerProcess:
-    def __init__(self, *, queues: str = "default,gpu", concurrency: int = 1, log: Path) -> None:
+    def __init__(
+        self,
+        *,
+        queues: str = "default,gpu",
+        concurrency: int = 1,
+        log: Path,
+        extra_env: dict[str, str] | None = None,
+    ) -> None:
         self.queues = queues
         self.concurrency = concurrency
         self.log = log
+        self.extra_env = dict(extra_env or {})
+        # Celery's node name: what a job records as the worker that took it up (Job.worker).
+        self.name = f"test-{os.getpid()}-{time.monotonic_ns()}@{socket.gethostname()}"
         self.process: subprocess.Popen | None = None
 
     def env(self) -> dict[str, str]:
@@ -33,6 +44,7 @@ class WorkerProcess:
             KASAUTI_TEST_DB_NAME=connection.settings_dict["NAME"],
             PYTHONUNBUFFERED="1",
         )
+        env.update(self.extra_env)
         return env
 
     def start(self, timeout: float = 60.0) -> WorkerProcess:
@@ -54,7 +66,7 @@ class WorkerProcess:
             "--prefetch-multiplier",
             "1",
             "-n",
-            f"test-{os.getpid()}-{time.monotonic_ns()}@%h",
+            self.name,
         ]
         self._log_handle = open(self.log, "ab")  # noqa: SIM115 - closed in stop()
         self.process = subprocess.Popen(

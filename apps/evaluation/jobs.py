@@ -12,9 +12,10 @@ from __future__ import annotations
 from django.urls import reverse
 
 from apps.core.models import Job
-from apps.core.registry import JobKind, JobLink
+from apps.core.registry import JobKind, JobLink, JobPart
 
 EVALUATE = "evaluate"
+EVALUATE_PART = "evaluate_part"
 IMPORT_PREDICTIONS = "import_predictions"
 
 
@@ -41,12 +42,79 @@ def _evaluate_summary(job: Job) -> list[str]:
     ]
 
 
+def _run_parts(job: Job) -> list[JobPart]:
+    """A run split into parts (services/parts.py): each part's progress and its worker."""
+    total = len((job.params or {}).get("parts") or [])
+    return [
+        JobPart(
+            f"Part {child.params.get('part', 0) + 1} of {total} · "
+            f"{child.worker or 'not started'} · {child.get_status_display().lower()}",
+            child.progress_done,
+            child.progress_total or child.params.get("items", 0),
+        )
+        for child in job.children.order_by("id")
+    ]
+
+
+def _run_stopped(job: Job) -> None:
+    from .services.parts import run_job_stopped
+
+    run_job_stopped(job)
+
+
 EVALUATE_KIND = JobKind(
     name=EVALUATE,
     label="Evaluate model",
     task="apps.evaluation.tasks.evaluate_run",
     summary=_evaluate_summary,
     links=_run_links,
+    parts=_run_parts,
+    # A run split into parts stops its parts with it.
+    on_cancel=_run_stopped,
+    on_fail=_run_stopped,
+)
+
+
+def _part_summary(job: Job) -> list[str]:
+    r = job.result or {}
+    if "items" not in r:
+        return []
+    workers = ", ".join(r.get("workers") or []) or "unknown"
+    return [f"{r['scored']:,} of {r['items']:,} items scored here; worker(s): {workers}"]
+
+
+def _part_cancelled(job: Job) -> None:
+    from .services.parts import part_job_cancelled
+
+    part_job_cancelled(job)
+
+
+def _part_failed(job: Job) -> None:
+    from .services.parts import part_job_failed
+
+    part_job_failed(job)
+
+
+def _part_requeue(job: Job) -> None:
+    """A part sent again (watchdog, resume) waits for a worker as a queued job: in a busy queue
+    it may wait behind the other parts for longer than a heartbeat, and a running job without
+    a heartbeat would be taken for dead again and again. Its worker marks it running."""
+    from apps.core.services import job_dispatch
+
+    Job.objects.filter(pk=job.pk, status=Job.Status.RUNNING).update(status=Job.Status.QUEUED)
+    job_dispatch(job=job)
+
+
+# One part of a run over a large release (services/parts.py), a child job of the run's job.
+EVALUATE_PART_KIND = JobKind(
+    name=EVALUATE_PART,
+    label="Evaluate model (part)",
+    task="apps.evaluation.tasks.evaluate_part",
+    summary=_part_summary,
+    links=_run_links,
+    resume=_part_requeue,
+    on_cancel=_part_cancelled,
+    on_fail=_part_failed,
 )
 
 

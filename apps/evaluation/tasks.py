@@ -35,6 +35,18 @@ def evaluate_run_task(self, job_id: int) -> None:
     _run_job(self, job_id)
 
 
+@shared_task(bind=True, name="apps.evaluation.tasks.evaluate_part")
+def evaluate_part_task(self, job_id: int) -> None:
+    """One part of a run split across workers (services/parts.py); idempotent."""
+    from .services.parts import run_part_execute
+
+    job_run(
+        job_id=job_id,
+        task=self,
+        work=lambda job, report: run_part_execute(job=job, progress=report),
+    )
+
+
 @shared_task(bind=True, name="apps.evaluation.tasks.crows_run")
 def crows_run_task(self, job_id: int) -> None:
     _run_job(self, job_id)

@@ -19,6 +19,7 @@ from . import selectors
 from .forms import ModelEntryForm, PredictionImportForm, RunForm
 from .services.imports import predictions_upload_import
 from .services.models import model_entry_create
+from .services.parts import run_parts_summary
 from .services.runs import run_create
 
 
@@ -61,7 +62,13 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
     run = selectors.run_get(run_id=pk)
     if run is None:
         raise Http404("No such evaluation run.")
-    context = {"run": run, "job": run.job, "results": run.results or {}}
+    context = {
+        "run": run,
+        "job": run.job,
+        "results": run.results or {},
+        # A run split across workers: which worker scored which part.
+        "parts": run_parts_summary(run_job=run.job) if run.job is not None else [],
+    }
     if run.job is not None and run.job.is_finished:
         kind = job_kind_get(run.job.kind, default=None)
         context["job_summary"] = kind.summary(run.job) if kind else []

@@ -47,13 +47,24 @@ def _naive_option_logprobs(path, prompt: str, option: str) -> tuple[float, int]:
 
 
 @pytest.fixture
+def one_batch_windows(monkeypatch):
+    """Progress (and a cancel) is seen after each window of WINDOW_BATCHES batches handed to
+    the scorer at once; one batch per window here, so the tests see every batch."""
+    from apps.evaluation.services import runs
+
+    monkeypatch.setattr(runs, "WINDOW_BATCHES", 1)
+
+
+@pytest.fixture
 def model(tiny_gpt2_dir):
     return ModelEntry.objects.create(
         name="tiny-gpt2", kind=ModelKind.CAUSAL_LM, path=str(tiny_gpt2_dir)
     )
 
 
-def test_every_item_is_scored_and_the_metrics_stored(model, tiny_gpt2_dir, settings):
+def test_every_item_is_scored_and_the_metrics_stored(
+    model, tiny_gpt2_dir, settings, one_batch_windows
+):
     release = bbq_release()  # 2 categories x 2 languages x 4 = 16 items
     run = run_create(release=release, model=model, batch_size=5)
     progress = Recorder()
@@ -90,7 +101,7 @@ def test_every_item_is_scored_and_the_metrics_stored(model, tiny_gpt2_dir, setti
     json.dumps(run.results)  # stored as JSON
 
 
-def test_a_stopped_run_is_partial_and_resuming_scores_only_the_rest(model):
+def test_a_stopped_run_is_partial_and_resuming_scores_only_the_rest(model, one_batch_windows):
     release = bbq_release(languages=("en",))  # 8 items
     run = run_create(release=release, model=model, batch_size=3)
     with pytest.raises(JobCancelled):
@@ -179,3 +190,16 @@ def test_an_endpoint_that_never_answers_fails_the_run_without_results(settings):
     run.refresh_from_db()
     assert run.status == "failed" and "did not answer" in run.error
     assert run.results == {} and not Prediction.objects.filter(run=run).exists()
+
+
+def test_the_scorer_gets_windows_of_several_batches(model, monkeypatch):
+    """Items go to the scorer WINDOW_BATCHES batches at a time (the prefix a group of items
+    shares is computed once per window), and progress moves after each window."""
+    from apps.evaluation.services import runs
+
+    monkeypatch.setattr(runs, "WINDOW_BATCHES", 2)
+    release = bbq_release(copies=2)  # 32 items
+    run = run_create(release=release, model=model, batch_size=5)
+    progress = Recorder()
+    run_job_execute(run=run, progress=progress)
+    assert [done for done, _ in progress.calls] == [0, 10, 20, 30, 32]

@@ -281,45 +281,84 @@ def _score_batch(*, run, scorer, instances, templates, pool, batch_size) -> list
     return rows
 
 
-def run_execute(*, run: EvaluationRun, progress: Progress) -> dict[str, Any]:
-    """The `evaluate` job's work (see the module docstring): returns the job's result."""
-    if run.model is None:
-        raise EvaluationInputError(f"run {run.pk} has no model to score with")
-    model_check(model=run.model)
-    ids = list(run_items(dataset=run.dataset, release=run.release).values_list("id", flat=True))
-    done = set(Prediction.objects.filter(run=run).values_list("instance_id", flat=True))
+# Items handed to the scorer at once: a multiple of the batch size, so that the prompt prefix a
+# group of items shares (instruction, solved examples) is computed once per window, not once
+# per batch; progress and cancellation are seen after each window.
+WINDOW_BATCHES = 16
+
+
+def run_items_score(*, run: EvaluationRun, ids: list[int], progress: Callable[[int], None]) -> int:
+    """Score the items `ids` of `run` that have no prediction yet and store their predictions
+    window by window (idempotent: a prediction is keyed by run and instance, and a row another
+    worker wrote meanwhile is kept). `progress(n)` is called with the items scored so far.
+    Returns how many items this call scored."""
+    done = set(
+        Prediction.objects.filter(run=run, instance_id__in=ids).values_list(
+            "instance_id", flat=True
+        )
+    )
     todo = [pk for pk in ids if pk not in done]
-    total = len(ids)
-    progress(total - len(todo), total)
+    if not todo:
+        return 0
     templates = _templates_of(run)
     pool = run_shot_pool(dataset=run.dataset, release=run.release, shots=run.shots)
     batch_size = int(run.params.get("batch_size") or settings.KASAUTI_EVAL_BATCH_SIZE)
-    if todo:
-        scorer = scorer_load(model=run.model)
-        info = scorer.model_info()
-        EvaluationRun.objects.filter(pk=run.pk).update(model_info=info)
-    finished = total - len(todo)
-    for start in range(0, len(todo), batch_size):
-        chunk = todo[start : start + batch_size]
+    scorer = scorer_load(model=run.model)
+    EvaluationRun.objects.filter(pk=run.pk).update(model_info=scorer.model_info())
+    window = batch_size * WINDOW_BATCHES
+    scored = 0
+    for start in range(0, len(todo), window):
+        chunk = todo[start : start + window]
         by_id = Instance.objects.in_bulk(chunk)
-        instances = [by_id[pk] for pk in chunk]
         rows = _score_batch(
             run=run,
             scorer=scorer,
-            instances=instances,
+            instances=[by_id[pk] for pk in chunk],
             templates=templates,
             pool=pool,
             batch_size=batch_size,
         )
         with transaction.atomic():
             Prediction.objects.bulk_create(rows, ignore_conflicts=True)
-        finished += len(chunk)
-        progress(finished, total)
+        scored += len(chunk)
+        progress(scored)
+    return scored
+
+
+def run_scored_count(*, run: EvaluationRun) -> int:
+    """How many of the run's items have a prediction (what its progress counts)."""
+    items = run_items(dataset=run.dataset, release=run.release)
+    return Prediction.objects.filter(run=run, instance__in=items.values("id")).count()
+
+
+def run_result(*, run: EvaluationRun) -> dict[str, Any]:
+    """Compute and store the run's metrics; the job's result (what its summary lines show)."""
     run.refresh_from_db()
     results = run_metrics(run=run)
-    # The job's result: what its summary lines show.
     return {
         "run_id": run.pk,
         "predictions": results.get("predictions", 0),
         "overall": results.get("overall", {}),
     }
+
+
+def run_execute(*, run: EvaluationRun, progress: Progress) -> dict[str, Any] | None:
+    """The `evaluate` job's work (see the module docstring). A run of at most
+    KASAUTI_EVAL_CHUNK_ITEMS items left to score is scored here and returns the job's result;
+    a larger one is split into parts, one child job each (services/parts.py), and returns None:
+    the job stays running until the last part lands and computes the metrics."""
+    from .parts import run_parts_dispatch
+
+    if run.model is None:
+        raise EvaluationInputError(f"run {run.pk} has no model to score with")
+    model_check(model=run.model)
+    ids = list(run_items(dataset=run.dataset, release=run.release).values_list("id", flat=True))
+    total = len(ids)
+    already = run_scored_count(run=run)
+    progress(already, total)
+    todo = total - already
+    if todo > settings.KASAUTI_EVAL_CHUNK_ITEMS or (todo and run.job.children.exists()):
+        run_parts_dispatch(run=run, ids=ids)
+        return None
+    run_items_score(run=run, ids=ids, progress=lambda n: progress(already + n, total))
+    return run_result(run=run)
