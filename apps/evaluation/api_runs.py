@@ -35,6 +35,7 @@ from .models import (
     RunKind,
     RunStatus,
 )
+from .services.parts import run_parts_summary
 from .services.runs import run_create
 
 
@@ -86,6 +87,34 @@ class RunOutputSerializer(serializers.ModelSerializer):
     @extend_schema_field(OpenApiTypes.OBJECT)
     def get_overall(self, run: EvaluationRun) -> dict:
         return (run.results or {}).get("overall") or {}
+
+
+class RunPartOutputSerializer(serializers.Serializer):
+    """One part of a run split across workers (services/parts.py)."""
+
+    part = serializers.IntegerField()
+    items = serializers.IntegerField()
+    job_id = serializers.IntegerField()
+    status = serializers.CharField()
+    worker = serializers.CharField(help_text="The Celery node that last took the part up.")
+    workers = serializers.ListField(
+        child=serializers.CharField(), help_text="Every node that took it up, in order."
+    )
+    attempts = serializers.IntegerField()
+    recoveries = serializers.IntegerField()
+
+
+class RunDetailOutputSerializer(RunOutputSerializer):
+    parts = serializers.SerializerMethodField()
+
+    class Meta(RunOutputSerializer.Meta):
+        fields = [*RunOutputSerializer.Meta.fields, "parts"]
+
+    @extend_schema_field(RunPartOutputSerializer(many=True))
+    def get_parts(self, run: EvaluationRun) -> list[dict]:
+        if run.job is None:
+            return []
+        return RunPartOutputSerializer(run_parts_summary(run_job=run.job), many=True).data
 
 
 class RunListApi(ListAPIView):
@@ -143,9 +172,9 @@ def _run_or_404(pk: int) -> EvaluationRun:
 class RunDetailApi(APIView):
     permission_classes = [HasRole]
 
-    @extend_schema(responses={200: RunOutputSerializer, 404: ErrorSerializer})
+    @extend_schema(responses={200: RunDetailOutputSerializer, 404: ErrorSerializer})
     def get(self, request: Request, pk: int) -> Response:
-        return Response(RunOutputSerializer(_run_or_404(pk)).data)
+        return Response(RunDetailOutputSerializer(_run_or_404(pk)).data)
 
 
 class RunMetricsApi(APIView):

@@ -59,7 +59,7 @@ def _run_parts(job: Job) -> list[JobPart]:
 def _run_stopped(job: Job) -> None:
     from .services.parts import run_job_stopped
 
-    run_job_stopped(job)
+    run_job_stopped(job=job)
 
 
 EVALUATE_KIND = JobKind(
@@ -86,13 +86,13 @@ def _part_summary(job: Job) -> list[str]:
 def _part_cancelled(job: Job) -> None:
     from .services.parts import part_job_cancelled
 
-    part_job_cancelled(job)
+    part_job_cancelled(job=job)
 
 
 def _part_failed(job: Job) -> None:
     from .services.parts import part_job_failed
 
-    part_job_failed(job)
+    part_job_failed(job=job)
 
 
 def _part_requeue(job: Job) -> None:

@@ -209,7 +209,7 @@ def test_the_watchdog_reruns_a_dead_part_and_leaves_its_waiting_parent_alone(
 
 
 def test_the_run_page_lists_parts_with_their_workers(
-    model, settings, django_capture_on_commit_callbacks, client, researcher
+    model, settings, django_capture_on_commit_callbacks, client, researcher, researcher_client
 ):
     run, parent, children = _split_run(model, settings, django_capture_on_commit_callbacks)
     _part_run(children[0], worker="celery@gpu-7")
@@ -217,3 +217,8 @@ def test_the_run_page_lists_parts_with_their_workers(
     html = client.get(f"/evaluation/runs/{run.pk}/").content.decode()
     assert 'id="run-parts"' in html and html.count('class="run-part"') == 4
     assert "celery@gpu-7" in html
+    api = researcher_client.get(f"/api/evaluation/runs/{run.pk}/").json()
+    assert [part["part"] for part in api["parts"]] == [0, 1, 2, 3]
+    assert api["parts"][0]["worker"] == "celery@gpu-7"
+    assert api["parts"][0]["workers"] == ["celery@gpu-7"]
+    assert api["parts"][0]["status"] == "succeeded" and api["parts"][1]["status"] == "queued"

@@ -218,7 +218,7 @@ def run_parts_summary(*, run_job: Job) -> list[dict[str, Any]]:
 # --- hooks of the two job kinds (apps/evaluation/jobs.py) -----------------------------------
 
 
-def run_job_stopped(job: Job) -> None:
+def run_job_stopped(*, job: Job) -> None:
     """The run's job was cancelled or failed: stop its parts that are still to run (each sees
     it at its next progress report). Plain updates: no part's own hook runs again."""
     job.children.filter(status__in=(Job.Status.QUEUED, Job.Status.RUNNING)).update(
@@ -226,14 +226,14 @@ def run_job_stopped(job: Job) -> None:
     )
 
 
-def part_job_cancelled(job: Job) -> None:
+def part_job_cancelled(*, job: Job) -> None:
     """Cancelling a part cancels the run (a run with a hole in it is not what was asked)."""
     parent = job.parent
     if parent is not None and not parent.is_finished:
         job_cancel(job=parent)
 
 
-def part_job_failed(job: Job) -> None:
+def part_job_failed(*, job: Job) -> None:
     """A part that failed fails the run with the part's reason."""
     parent = job.parent
     if parent is not None:

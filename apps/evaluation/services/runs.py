@@ -212,9 +212,27 @@ def scorer_load(*, model: ModelEntry) -> EndpointScorer | CausalLMScorer:
             )
         from worker.engines.lm_scorer import load_causal_lm
 
-        return load_causal_lm(model.resolved_path(), device=model.device, dtype=model.dtype)
+        path = model.resolved_path()
+        key = (str(path), model.device, model.dtype, _directory_stamp(path))
+        if key not in _LOADED:
+            _LOADED.clear()  # one model at a time: a GPU holds one
+            _LOADED[key] = load_causal_lm(path, device=model.device, dtype=model.dtype)
+        return _LOADED[key]
     except ModelConfigurationError as exc:
         raise EvaluationInputError(str(exc)) from exc
+
+
+# The causal LM a worker process loaded last, kept for the next part or run with the same
+# model (loading a real model takes seconds to minutes; a run split into parts loads it per
+# part otherwise). Keyed by the directory's files and their times: changed weights load again.
+_LOADED: dict[tuple, CausalLMScorer] = {}
+
+
+def _directory_stamp(path) -> tuple:
+    try:
+        return tuple(sorted((f.name, f.stat().st_mtime_ns) for f in path.iterdir()))
+    except OSError:
+        return ()
 
 
 def _option_lists(scores) -> tuple[list[float], list[float], list[int]]:
