@@ -4,11 +4,21 @@ server returns the log-probability of every prompt token, and the tokens of an o
 ones whose ``text_offset`` lies at or after the end of the prompt.
 
 Same interface as ``worker.engines.lm_scorer.CausalLMScorer`` (``score_options``,
-``sentence_logprob``, ``model_info``). Standard library only (urllib). Each request has a
-timeout; timeouts, refused connections and 5xx answers are retried ``retries`` times with a
-doubling back-off, then raise `EndpointError` (a ``ConnectionError``) naming the URL. A 4xx
-answer (unknown model, a server that does not support ``echo``) is a configuration problem:
-`ModelConfigurationError`, not retried.
+``sentence_logprob``, ``model_info``). Standard library only (urllib, concurrent.futures).
+
+At scale (docs/evaluation.md, "Endpoint models at scale"):
+
+* up to ``concurrency`` requests are in flight at once (a thread pool; vLLM batches concurrent
+  requests itself), and results come back in input order whatever order requests finish in;
+* up to ``prompts_per_request`` texts go in one request (``prompt`` as a list; ``choices[i]``
+  is matched back by its ``index``). A server that refuses a list (a 4xx answer to a list
+  request) is asked one prompt per request from then on, once logged;
+* every request has a timeout; 429, 5xx, timeouts and refused or dropped connections are
+  retried ``retries`` times after an exponential back-off with jitter (``backoff`` × 2^k,
+  at most ``backoff_max`` seconds; a 429's ``Retry-After`` is honoured, capped the same way),
+  then `EndpointError` (a ``ConnectionError``) names the URL, the last status and the number
+  of attempts. Any other 4xx (unknown model, a server that does not support ``echo``) is a
+  configuration problem: `ModelConfigurationError`, not retried.
 
 Server-side requests go only where the deployment allows: `endpoint_url_problem` checks a URL
 against an allow-list of ``host`` or ``host:port`` entries (Kasauti passes
@@ -20,14 +30,19 @@ ends up in a run's error, readable by annotators).
 
 from __future__ import annotations
 
+import email.utils
+import http.client
 import json
 import logging
+import random
+import threading
 import time
 import unicodedata
 import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Hashable, Iterable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 
 from worker.engines.errors import ModelConfigurationError
 from worker.engines.lm_scorer import OptionScore, OptionScores
@@ -39,7 +54,13 @@ _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 class EndpointError(ConnectionError):
-    """The endpoint did not answer usefully after every retry."""
+    """The endpoint did not answer usefully after every retry. When raised at the end of the
+    retry budget, ``url``, ``status`` (the last answer: ``HTTP 503 Service Unavailable``,
+    ``timed out after 60s``, ...) and ``attempts`` say what happened."""
+
+    url: str | None = None
+    status: str | None = None
+    attempts: int | None = None
 
 
 def _allowed(entry: str) -> tuple[str, int | None]:
@@ -86,6 +107,45 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
 _OPENER = urllib.request.build_opener(_NoRedirect)
 
 
+def retry_after_seconds(value: str | None, *, now: float | None = None) -> float | None:
+    """A ``Retry-After`` header as seconds from now: delta-seconds or an HTTP date (RFC 9110
+    10.2.3); None when absent or unreadable."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when is None or when.tzinfo is None:
+        return None
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+class _Refused(Exception):
+    """A 4xx other than 429: the request itself is wrong (never retried)."""
+
+    def __init__(self, status: str) -> None:
+        super().__init__(status)
+        self.status = status
+
+
+class _ListRefused(Exception):
+    """A list of prompts was refused (or lists are known to be): send them one by one."""
+
+    def __init__(self, status: str | None) -> None:
+        super().__init__(status)
+        self.status = status
+
+
+class _Stopped(Exception):
+    """Another request of the same call failed for good: this one gives up its retries."""
+
+
 class EndpointScorer:
     def __init__(
         self,
@@ -95,6 +155,9 @@ class EndpointScorer:
         timeout: float = 60.0,
         retries: int = 2,
         backoff: float = 0.5,
+        backoff_max: float = 30.0,
+        concurrency: int = 1,
+        prompts_per_request: int = 1,
         api_key: str | None = None,
         allowed_hosts: Iterable[str] | None = None,
     ) -> None:
@@ -105,6 +168,11 @@ class EndpointScorer:
             problem = endpoint_url_problem(url, allowed_hosts)
             if problem:
                 raise ModelConfigurationError(problem)
+        if concurrency < 1 or prompts_per_request < 1 or retries < 0:
+            raise ModelConfigurationError(
+                "endpoint concurrency and prompts per request must be at least 1 and retries "
+                f"at least 0, got {concurrency}, {prompts_per_request} and {retries}"
+            )
         if not base.endswith("/completions"):
             base = base + ("/completions" if base.endswith("/v1") else "/v1/completions")
         self.url = base
@@ -112,18 +180,32 @@ class EndpointScorer:
         self.timeout = timeout
         self.retries = retries
         self.backoff = backoff
+        self.backoff_max = backoff_max
+        self.concurrency = concurrency
+        self.prompts_per_request = prompts_per_request
         self.api_key = api_key
+        # False once the server refused a list of prompts: one prompt per request from then on.
+        self.lists_accepted = prompts_per_request > 1
+        self._lock = threading.Lock()
 
     # ---------------------------------------------------------------- transport
-    def _post(self, payload: dict) -> dict:
+    def _delay(self, attempt: int, retry_after: float | None) -> float:
+        """Seconds before retry `attempt` (1 = the first retry): the server's Retry-After when
+        it gave one (never sooner, a little jitter later), else backoff × 2^(attempt-1) with
+        equal jitter (between half and all of it); both capped at `backoff_max`."""
+        if retry_after is not None:
+            return min(retry_after * random.uniform(1.0, 1.1), self.backoff_max)
+        step = min(self.backoff * 2 ** (attempt - 1), self.backoff_max)
+        return random.uniform(step / 2, step)
+
+    def _post(self, payload: dict, stop: threading.Event | None = None) -> dict:
         body = json.dumps(payload).encode("utf-8")
         headers = {"Content-Type": "application/json"}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
-        last: Exception | None = None
-        for attempt in range(self.retries + 1):
-            if attempt:
-                time.sleep(self.backoff * 2 ** (attempt - 1))
+        attempts = self.retries + 1
+        for attempt in range(1, attempts + 1):
+            retry_after: float | None = None
             request = urllib.request.Request(self.url, data=body, headers=headers, method="POST")
             try:
                 with _OPENER.open(request, timeout=self.timeout) as response:
@@ -131,61 +213,171 @@ class EndpointScorer:
             except urllib.error.HTTPError as exc:
                 status = f"HTTP {exc.code} {exc.reason}".strip()
                 # The body may hold anything the server chose to say: the log only.
-                logger.warning(
-                    "endpoint %s answered %s: %s",
-                    self.url,
-                    status,
-                    exc.read(2000).decode("utf-8", "replace"),
-                )
+                try:
+                    said = exc.read(2000).decode("utf-8", "replace")
+                except (OSError, http.client.HTTPException):
+                    said = ""
+                finally:
+                    exc.close()
+                logger.warning("endpoint %s answered %s: %s", self.url, status, said)
                 if 300 <= exc.code < 400:
                     raise ModelConfigurationError(
                         f"endpoint {self.url} answered with a redirect ({status}); "
                         "redirects are not followed: register the final URL"
                     ) from None
-                if 400 <= exc.code < 500:
-                    raise ModelConfigurationError(
-                        f"endpoint {self.url} refused the request ({status})"
-                    ) from None
-                last = EndpointError(status)
-            except TimeoutError as exc:
-                last = TimeoutError(f"timed out after {self.timeout:g}s")
-                last.__cause__ = exc
-            except urllib.error.URLError as exc:
-                last = exc.reason if isinstance(exc.reason, Exception) else exc
-            except (ConnectionError, json.JSONDecodeError) as exc:
-                last = exc
-        raise EndpointError(
-            f"endpoint {self.url} failed after {self.retries + 1} attempt(s): "
-            f"{type(last).__name__}: {last}"
-        )
+                if 400 <= exc.code < 500 and exc.code != 429:
+                    raise _Refused(status) from None
+                retry_after = retry_after_seconds(exc.headers.get("Retry-After"))
+                last = status
+            except TimeoutError:
+                last = f"timed out after {self.timeout:g}s"
+            except urllib.error.URLError as exc:  # refused connection, unknown host, ...
+                reason = exc.reason
+                if isinstance(reason, TimeoutError):
+                    last = f"timed out after {self.timeout:g}s"
+                elif isinstance(reason, Exception):
+                    last = f"{type(reason).__name__}: {reason}"
+                else:
+                    last = f"URLError: {reason}"
+            except (ConnectionError, http.client.HTTPException, ValueError) as exc:
+                # A dropped connection, a truncated or non-JSON answer.
+                last = f"{type(exc).__name__}: {exc}"
+            if attempt == attempts:
+                break
+            delay = self._delay(attempt, retry_after)
+            logger.info(
+                "endpoint %s: %s; retry %d of %d in %.2fs",
+                self.url,
+                last,
+                attempt,
+                self.retries,
+                delay,
+            )
+            if stop is None:
+                time.sleep(delay)
+            elif stop.wait(delay):
+                raise _Stopped
+        error = EndpointError(f"endpoint {self.url} failed after {attempts} attempt(s): {last}")
+        error.url, error.status, error.attempts = self.url, last, attempts
+        raise error
 
-    def _echo(self, prompts: list[str]) -> list[dict]:
-        """Per prompt, the ``logprobs`` block: tokens, token_logprobs, text_offset."""
-        data = self._post(
-            {
-                "model": self.model,
-                "prompt": prompts,
-                "echo": True,
-                "logprobs": 1,
-                "max_tokens": 0,
-                "temperature": 0,
-            }
-        )
-        choices = data.get("choices")
+    def _echo(self, prompts: list[str], stop: threading.Event | None = None) -> list[dict]:
+        """Per prompt, the ``logprobs`` block: tokens, token_logprobs, text_offset. One prompt
+        goes as a string (every server takes that), several as a list."""
+        if len(prompts) > 1 and not self.lists_accepted:
+            raise _ListRefused(None)
+        try:
+            data = self._post(
+                {
+                    "model": self.model,
+                    "prompt": prompts if len(prompts) > 1 else prompts[0],
+                    "echo": True,
+                    "logprobs": 1,
+                    "max_tokens": 0,
+                    "temperature": 0,
+                },
+                stop,
+            )
+        except _Refused as exc:
+            if len(prompts) > 1:
+                # Remembered here, before this thread takes up its next list: once is enough.
+                self._lists_refused(exc.status, len(prompts))
+                raise _ListRefused(exc.status) from None
+            raise ModelConfigurationError(
+                f"endpoint {self.url} refused the request ({exc.status})"
+            ) from None
+        choices = data.get("choices") if isinstance(data, dict) else None
         if not isinstance(choices, list) or len(choices) != len(prompts):
+            count = len(choices) if isinstance(choices, list) else 0
             raise EndpointError(
-                f"endpoint {self.url} returned {len(choices or [])} choices for "
-                f"{len(prompts)} prompts"
+                f"endpoint {self.url} returned {count} choices for {len(prompts)} prompts"
             )
         blocks: list[dict | None] = [None] * len(prompts)
         for position, choice in enumerate(choices):
+            index = choice.get("index", position)
+            known = isinstance(index, int) and 0 <= index < len(prompts)
+            if not known or blocks[index] is not None:
+                raise EndpointError(
+                    f"endpoint {self.url} returned choice index {index!r} for "
+                    f"{len(prompts)} prompts"
+                )
             block = choice.get("logprobs") or {}
-            if "token_logprobs" not in block or "text_offset" not in block:
+            offsets, values = block.get("text_offset"), block.get("token_logprobs")
+            if not isinstance(offsets, list) or not isinstance(values, list):
                 raise ModelConfigurationError(
                     f"endpoint {self.url} returned no echoed log-probabilities "
                     "(needs echo=True with logprobs; vLLM supports it)"
                 )
-            blocks[choice.get("index", position)] = block
+            if len(offsets) != len(values):
+                raise EndpointError(
+                    f"endpoint {self.url} returned {len(values)} log-probabilities for "
+                    f"{len(offsets)} tokens"
+                )
+            blocks[index] = block
+        return blocks  # type: ignore[return-value]
+
+    def _lists_refused(self, status: str, size: int) -> None:
+        with self._lock:
+            if self.lists_accepted:
+                self.lists_accepted = False
+                logger.warning(
+                    "endpoint %s refused a list of %d prompts (%s): sending one prompt per "
+                    "request from now on",
+                    self.url,
+                    size,
+                    status,
+                )
+
+    def _blocks(self, texts: Sequence[str]) -> list[dict]:
+        """The echo block of every text, in input order: requests of up to
+        `prompts_per_request` texts, at most `concurrency` of them in flight. The first error
+        that is not retried any more stops the rest (queued requests are dropped, retries
+        waiting out a back-off give up) and is raised."""
+        blocks: list[dict | None] = [None] * len(texts)
+        size = self.prompts_per_request if self.lists_accepted else 1
+        requests = [list(range(s, min(s + size, len(texts)))) for s in range(0, len(texts), size)]
+        if not requests:
+            return []
+        stop = threading.Event()
+        pool = ThreadPoolExecutor(
+            max_workers=min(self.concurrency, len(requests)), thread_name_prefix="endpoint"
+        )
+
+        def echo(prompts: list[str]) -> list[dict]:
+            if stop.is_set():
+                raise _Stopped
+            try:
+                return self._echo(prompts, stop)
+            except _ListRefused:
+                raise
+            except BaseException:
+                stop.set()  # before this thread takes up the next request
+                raise
+
+        def send(request: list[int]) -> Future:
+            return pool.submit(echo, [texts[i] for i in request])
+
+        try:
+            pending = {send(request): request for request in requests}
+            while pending:
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:
+                    request = pending.pop(future)
+                    try:
+                        answer = future.result()
+                    except _ListRefused:
+                        pending.update({send([i]): [i] for i in request})
+                        continue
+                    except _Stopped:
+                        continue  # the request that stopped it is raised when its turn comes
+                    for i, block in zip(request, answer, strict=True):
+                        blocks[i] = block
+        except BaseException:
+            # Raise now: requests still in flight end within their timeout, in the background.
+            stop.set()
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown(wait=True)
         return blocks  # type: ignore[return-value]
 
     # ---------------------------------------------------------------- scoring
@@ -196,37 +388,36 @@ class EndpointScorer:
         batch_size: int = 8,
         groups: Sequence[Hashable] | None = None,
     ) -> list[OptionScores]:
-        """`groups` (one hashable per item: items sharing a prompt prefix) is accepted for the
-        local scorer's interface; the server caches shared prefixes itself (vLLM)."""
-        texts: list[tuple[int, int, str]] = []  # (item, prompt length, prompt + option)
+        """Σ log P(option tokens | prompt) and token counts for every option of every item, in
+        item order. `batch_size` and `groups` (one hashable per item: items sharing a prompt
+        prefix) are the local scorer's interface: requests are shaped by `prompts_per_request`
+        and `concurrency`, and the server caches shared prefixes itself (vLLM)."""
+        owners: list[tuple[int, int]] = []  # per text: (item, prompt length in characters)
+        texts: list[str] = []
         for index, (prompt, options) in enumerate(items):
             prompt = unicodedata.normalize("NFC", prompt)
             for option in options:
-                texts.append((index, len(prompt), prompt + unicodedata.normalize("NFC", option)))
+                owners.append((index, len(prompt)))
+                texts.append(prompt + unicodedata.normalize("NFC", option))
         per_item: list[list[OptionScore]] = [[] for _ in items]
-        step = max(1, batch_size) * 3
-        for start in range(0, len(texts), step):
-            chunk = texts[start : start + step]
-            blocks = self._echo([text for _, _, text in chunk])
-            for (index, cut, _), block in zip(chunk, blocks, strict=True):
-                pairs = zip(block["token_logprobs"], block["text_offset"], strict=True)
-                values = [lp for lp, offset in pairs if offset >= cut]
-                if not values or any(v is None for v in values):
-                    raise EndpointError(f"endpoint {self.url} scored no option tokens")
-                per_item[index].append(OptionScore(float(sum(values)), len(values)))
+        for (index, cut), block in zip(owners, self._blocks(texts), strict=True):
+            pairs = zip(block["token_logprobs"], block["text_offset"], strict=True)
+            values = [lp for lp, offset in pairs if offset >= cut]
+            if not values or any(v is None for v in values):
+                raise EndpointError(f"endpoint {self.url} scored no option tokens")
+            per_item[index].append(OptionScore(float(sum(values)), len(values)))
         return [OptionScores(tuple(scores)) for scores in per_item]
 
     def sentence_logprob(
         self, texts: Sequence[str], *, batch_size: int = 16
     ) -> list[tuple[float, int]]:
         """(Σ log-prob, n) over the tokens the server scored (its first token has none unless
-        the server's tokenizer adds BOS)."""
+        the server's tokenizer adds BOS), in input order; `batch_size` as in `score_options`."""
+        blocks = self._blocks([unicodedata.normalize("NFC", t) for t in texts])
         out: list[tuple[float, int]] = []
-        for start in range(0, len(texts), batch_size):
-            chunk = [unicodedata.normalize("NFC", t) for t in texts[start : start + batch_size]]
-            for block in self._echo(chunk):
-                values = [lp for lp in block["token_logprobs"] if lp is not None]
-                out.append((float(sum(values)), len(values)))
+        for block in blocks:
+            values = [lp for lp in block["token_logprobs"] if lp is not None]
+            out.append((float(sum(values)), len(values)))
         return out
 
     def model_info(self) -> dict:
