@@ -79,10 +79,9 @@ def test_an_endpoint_run_predicts_what_the_local_run_predicts(
     assert len(texts) == 16 * 3 and len(set(texts)) == 8 * 3
     assert set(server.statuses) == {200}
 
-    # WIRING (coordinator): passes once scorer_load passes the settings to EndpointScorer,
-    # concurrency=settings.KASAUTI_EVAL_ENDPOINT_CONCURRENCY and
-    # prompts_per_request=settings.KASAUTI_EVAL_ENDPOINT_BATCH: several requests in flight at
-    # once (never more than the setting), several prompts in a request.
+    # The run's endpoint settings (KASAUTI_EVAL_ENDPOINT_CONCURRENCY, _BATCH) reach the scorer:
+    # several requests in flight at once (never more than the setting), several prompts in a
+    # request.
     sizes = [len(r["prompt"]) if isinstance(r["prompt"], list) else 1 for r in server.requests]
     assert (1 < server.max_in_flight <= 4, max(sizes)) == (True, 4), (
         f"in flight at most {server.max_in_flight}, prompts per request {sorted(set(sizes))}"

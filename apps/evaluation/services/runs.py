@@ -208,6 +208,8 @@ def scorer_load(*, model: ModelEntry) -> EndpointScorer | CausalLMScorer:
                 model=model.endpoint_model or model.name,
                 timeout=settings.KASAUTI_EVAL_ENDPOINT_TIMEOUT,
                 retries=settings.KASAUTI_EVAL_ENDPOINT_RETRIES,
+                concurrency=settings.KASAUTI_EVAL_ENDPOINT_CONCURRENCY,
+                prompts_per_request=settings.KASAUTI_EVAL_ENDPOINT_BATCH,
                 allowed_hosts=settings.KASAUTI_EVAL_ENDPOINT_HOSTS,
             )
         from worker.engines.lm_scorer import load_causal_lm
