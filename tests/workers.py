@@ -6,6 +6,7 @@ pointed at the database pytest-django created, and a Redis database of its own.
 
 from __future__ import annotations
 
+import ctypes
 import os
 import signal
 import socket
@@ -17,6 +18,15 @@ from pathlib import Path
 from django.db import connection
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def _die_with_parent() -> None:
+    """In the worker's process, before exec: the kernel sends it SIGKILL when the test process
+    dies. A test process killed before its teardown (a run interrupted by a signal) would
+    otherwise leave a worker behind, still consuming the test broker's tasks on the next run."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    PR_SET_PDEATHSIG = 1
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
 class WorkerProcess:
@@ -76,6 +86,7 @@ class WorkerProcess:
             stdout=self._log_handle,
             stderr=subprocess.STDOUT,
             start_new_session=True,
+            preexec_fn=_die_with_parent,
         )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
