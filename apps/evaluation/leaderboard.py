@@ -77,17 +77,35 @@ class Setting:
     label: str
     shots: int | None
     instruction_language: str | None
+    # What a table cell says (the label is its title).
+    short: str = ""
 
 
-IMPORTED_SETTING = Setting("imported", "imported (setting not recorded)", None, None)
+IMPORTED_SETTING = Setting("imported", "imported (setting not recorded)", None, None, "imported")
 # In the order the filter lists them: BharatBBQ's three settings first.
 SETTINGS = {
     setting.key: setting
     for setting in (
-        Setting("0-en", "zero-shot, English instruction", 0, InstructionLanguage.ENGLISH),
-        Setting("2-en", "two-shot, English instruction", 2, InstructionLanguage.ENGLISH),
-        Setting("2-target", "two-shot, instruction in the item's language", 2, "target"),
-        Setting("0-target", "zero-shot, instruction in the item's language", 0, "target"),
+        Setting(
+            "0-en", "zero-shot, English instruction", 0, InstructionLanguage.ENGLISH, "0-shot · en"
+        ),
+        Setting(
+            "2-en", "two-shot, English instruction", 2, InstructionLanguage.ENGLISH, "2-shot · en"
+        ),
+        Setting(
+            "2-target",
+            "two-shot, instruction in the item's language",
+            2,
+            InstructionLanguage.TARGET,
+            "2-shot · target",
+        ),
+        Setting(
+            "0-target",
+            "zero-shot, instruction in the item's language",
+            0,
+            InstructionLanguage.TARGET,
+            "0-shot · target",
+        ),
         IMPORTED_SETTING,
     )
 }
@@ -102,9 +120,8 @@ def run_setting(run: EvaluationRun) -> Setting:
     if not prompted:
         return IMPORTED_SETTING
     key = f"{run.shots}-{run.instruction_language}"
-    return SETTINGS.get(key) or Setting(
-        key, f"{run.shots}-shot, {run.instruction_language}", run.shots, run.instruction_language
-    )
+    label = f"{run.shots}-shot, {run.instruction_language}"
+    return SETTINGS.get(key) or Setting(key, label, run.shots, run.instruction_language, label)
 
 
 # --- which runs ----------------------------------------------------------------------------
@@ -150,6 +167,7 @@ def _row(run: EvaluationRun, setting: Setting, language: str, scores: Mapping) -
         "autonym": AUTONYMS.get(language, ""),
         "setting": setting.key,
         "setting_label": setting.label,
+        "setting_short": setting.short,
         "shots": setting.shots,
         "instruction_language": setting.instruction_language,
         **{key: scores.get(key) for key in COUNT_KEYS},

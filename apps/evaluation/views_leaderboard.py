@@ -35,7 +35,8 @@ DEFAULT_HEAT_MAP_METRIC = "bs_a"
 
 class EvaluateAllForm(forms.Form):
     release = ReleaseChoice(
-        queryset=Release.objects.select_related("dataset").order_by("dataset__name", "-number")
+        queryset=Release.objects.select_related("dataset").order_by("dataset__name", "-number"),
+        empty_label="Choose a release",
     )
     shots = forms.TypedChoiceField(
         choices=[(0, "Zero-shot"), (2, "Two-shot")], coerce=int, initial=0

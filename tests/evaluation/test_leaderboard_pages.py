@@ -78,6 +78,8 @@ def test_empty_states(client, researcher):
     page = client.get(PAGE).content.decode()
     assert "No complete BBQ-style runs yet." in page and 'id="leaderboard-table"' not in page
     assert 'id="csv-link"' not in page and "No complete runs to draw yet." in page
+    # Nothing to filter or to choose from yet.
+    assert 'id="board-filters"' not in page and 'id="heat-map-form"' not in page
     assert 'id="evaluate-all-form"' in page and "No models registered yet" in page
     release = release_of()
     complete_run(release=release, model_label="m", results=two_language_results(0.1, 0.2, 0.3))
