@@ -28,7 +28,7 @@ from .services.batch import release_evaluate_all
 
 # The board's filters and ordering, shared by the list and its CSV.
 BOARD_PARAMETERS = [
-    OpenApiParameter("dataset", OpenApiTypes.INT, description="dataset id"),
+    OpenApiParameter("dataset", OpenApiTypes.STR, description="dataset id or name"),
     OpenApiParameter("release", OpenApiTypes.INT, description="release id"),
     OpenApiParameter("model", OpenApiTypes.STR, description="model label, exactly"),
     OpenApiParameter(

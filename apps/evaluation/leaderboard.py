@@ -32,7 +32,9 @@ from typing import Any
 from django.db.models import QuerySet
 from django.db.models.fields.json import KeyTransform
 
-from apps.catalog.models import LANGUAGE_NAMES
+from apps.catalog.models import LANGUAGE_NAMES, Dataset
+from apps.core.filters import ReferenceNotFound, reference_lookup
+from apps.releases.models import Release
 
 from . import selectors
 from .metrics.bbq import METRIC_KEYS, METRIC_NAMES, SIGNED_KEYS
@@ -239,22 +241,27 @@ class LeaderboardQuery:
         return {name: str(value) for name, value in values.items() if value not in (None, "")}
 
 
-def _id(params: Mapping[str, Any], name: str, errors: list[str]) -> int | None:
+def _reference(
+    params: Mapping[str, Any], name: str, model, name_field: str | None, errors: list[str]
+) -> int | None:
+    """The id of the object a reference filter names (docs/api.md, "Filters": an id, or a
+    name where names are unique); what names nothing is listed in `errors`."""
     raw = str(params.get(name) or "").strip()
     if not raw:
         return None
-    if raw.isdigit() and 0 < int(raw) < 2**63:
-        return int(raw)
-    errors.append(f"{name}: {raw[:40]!r} is not an id")
-    return None
+    try:
+        return reference_lookup(model, raw[:200], name_field=name_field).pk
+    except ReferenceNotFound as exc:
+        errors.append(f"{name}: {exc}")
+        return None
 
 
 def leaderboard_query(params: Mapping[str, Any]) -> LeaderboardQuery:
     """The board's filters and ordering from query parameters; what cannot be read is listed
     in `errors` (the API answers 400 with them; the page shows them and drops the value)."""
     errors: list[str] = []
-    dataset = _id(params, "dataset", errors)
-    release = _id(params, "release", errors)
+    dataset = _reference(params, "dataset", Dataset, "name", errors)
+    release = _reference(params, "release", Release, None, errors)
     setting = str(params.get("setting") or "").strip()
     if setting and setting not in SETTINGS:
         errors.append(f"setting: {setting[:40]!r} is none of {', '.join(SETTINGS)}")

@@ -57,7 +57,13 @@ def test_bad_filters_are_400_with_the_reason(researcher_client, board):
     response = researcher_client.get(URL, {"ordering": "colour", "release": "abc"})
     assert response.status_code == 400
     detail = response.json()["detail"]
-    assert "ordering: 'colour'" in detail and "release: 'abc' is not an id" in detail
+    assert "ordering: 'colour'" in detail and "release: no release has the id 'abc'" in detail
+    # A dataset by id or by name (docs/api.md, "Filters"); one that names nothing is a 400.
+    by_name = researcher_client.get(URL, {"dataset": "board-data", "language": "all"}).json()
+    assert by_name["count"] == 3
+    unknown = researcher_client.get(URL, {"dataset": "no-such-data"})
+    assert unknown.status_code == 400
+    assert "no dataset has the id or name 'no-such-data'" in unknown.json()["detail"]
     csv_response = researcher_client.get(URL + "download/", {"setting": "9-en"})
     assert csv_response.status_code == 400
 
