@@ -108,7 +108,7 @@ class LeaderboardListApi(ListAPIView):
 
     @extend_schema(
         parameters=BOARD_PARAMETERS,
-        responses={200: OutputSerializer(many=True), 400: ErrorSerializer},
+        responses={200: OutputSerializer(many=True), 400: VALIDATION_400},
     )
     def get(self, request: Request, *args, **kwargs) -> Response:
         query = _query(request)
@@ -133,7 +133,7 @@ class LeaderboardDownloadApi(APIView):
         parameters=BOARD_PARAMETERS,
         responses={
             (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description="CSV download"),
-            400: ErrorSerializer,
+            400: VALIDATION_400,
         },
     )
     def get(self, request: Request):
@@ -201,7 +201,7 @@ class LeaderboardHeatMapsApi(APIView):
             OpenApiParameter("runs", OpenApiTypes.STR, required=True, description="1 or 2 ids"),
             OpenApiParameter("metric", OpenApiTypes.STR, enum=list(leaderboard.HEAT_MAP_CHOICES)),
         ],
-        responses={200: OutputSerializer, 400: ErrorSerializer},
+        responses={200: OutputSerializer, 400: VALIDATION_400},
     )
     def get(self, request: Request) -> Response:
         try:
