@@ -105,7 +105,10 @@ def test_researcher_sorts_filters_downloads_compares_and_evaluates_every_model(
     shot(page, "leaderboard_empty_researcher_1366", full_page=True)
 
     board = _board(tiny_gpt2_dir)
-    page.click("#leaderboard-link")
+    with navigates(page):
+        page.click(".mainnav a:text-is('Evaluation')")
+    with navigates(page):
+        page.click("#leaderboard-link")  # the Evaluation pages' menu
     page.wait_for_selector("#leaderboard-table")
     assert page.text_content("#row-count") == "12 rows"
 

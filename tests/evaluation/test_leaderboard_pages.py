@@ -154,7 +154,7 @@ def test_annotators_cannot_evaluate_every_model(client, annotator):
     assert not EvaluationRun.objects.exists()
 
 
-def test_the_main_navigation_links_the_leaderboard(client, annotator):
+def test_the_evaluation_page_links_the_leaderboard(client, annotator):
     _login(client, annotator)
     page = client.get(reverse("evaluation:runs")).content.decode()
     assert f'href="{PAGE}" id="leaderboard-link"' in page
