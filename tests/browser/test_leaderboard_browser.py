@@ -279,7 +279,7 @@ def test_annotator_reads_the_board_without_the_evaluate_form(
     board = _board(tiny_gpt2_dir)
     demo, sarvam = board["runs"]["demo"], board["runs"]["sarvam"]
     query = f"?language=hi&ordering=-bs_a&runs={demo.pk},{sarvam.pk}&metric=acc_a"
-    for width, height in ((1366, 900), (390, 844)):
+    for width, height in ((1366, 900), (1024, 768), (390, 844)):
         page = open_as("anu", width=width, height=height)
         page.goto(f"{live_server.url}/evaluation/leaderboard/{query}")
         assert page.locator("#evaluate-all").count() == 0
