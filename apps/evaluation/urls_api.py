@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import api, api_bias, api_imports, api_runs
+from . import api, api_bias, api_imports, api_leaderboard, api_runs
 
 urlpatterns = [
     path("evaluation/models/", api.ModelEntryListApi.as_view(), name="evaluation-model-list"),
@@ -42,6 +42,27 @@ urlpatterns = [
         "evaluation/runs/<int:pk>/download/",
         api_runs.RunDownloadApi.as_view(),
         name="evaluation-run-download",
+    ),
+    # The leaderboard (api_leaderboard.py, docs/evaluation.md "Leaderboard").
+    path(
+        "evaluation/leaderboard/",
+        api_leaderboard.LeaderboardListApi.as_view(),
+        name="evaluation-leaderboard",
+    ),
+    path(
+        "evaluation/leaderboard/download/",
+        api_leaderboard.LeaderboardDownloadApi.as_view(),
+        name="evaluation-leaderboard-download",
+    ),
+    path(
+        "evaluation/leaderboard/heatmaps/",
+        api_leaderboard.LeaderboardHeatMapsApi.as_view(),
+        name="evaluation-leaderboard-heatmaps",
+    ),
+    path(
+        "evaluation/leaderboard/evaluate-all/",
+        api_leaderboard.EvaluateAllApi.as_view(),
+        name="evaluation-leaderboard-evaluate-all",
     ),
     # CrowS-Pairs, SEAT and IndiCASA runs (api_bias.py, docs/evaluation-bias.md).
     path("evaluation/crows/", api_bias.CrowsRunCreateApi.as_view(), name="evaluation-crows"),
