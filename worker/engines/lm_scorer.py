@@ -27,10 +27,12 @@ from __future__ import annotations
 import hashlib
 import os
 import unicodedata
+from collections import OrderedDict
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from worker.engines.backoff import map_batches
 from worker.engines.errors import ModelConfigurationError
 
 DTYPES = ("float32", "float16", "bfloat16", "auto")
@@ -110,7 +112,21 @@ def load_causal_lm(
     return CausalLMScorer(model, tokenizer, path=path, device=device, dtype=dtype)
 
 
+def _shared_prefix(prompts: list[list[int]]) -> tuple[int, ...]:
+    """The longest common prefix of token-id lists, one token short of the shortest list (so
+    every prompt keeps at least one token after it)."""
+    shortest = min(len(p) for p in prompts)
+    common = os.path.commonprefix(prompts)  # works on any sequences, element by element
+    return tuple(common[: min(len(common), shortest - 1)])
+
+
 class CausalLMScorer:
+    # A group shares its prefix when it has at least this many tokens (below it, one more
+    # forward pass and a cache copy per batch cost more than they save).
+    min_shared_prefix = 16
+    # Prefix caches kept across calls (runs.py scores a run in many calls of a batch each).
+    max_cached_prefixes = 8
+
     def __init__(self, model, tokenizer, *, path: Path, device: str, dtype: str) -> None:
         self.model = model
         self.tokenizer = tokenizer
@@ -123,6 +139,9 @@ class CausalLMScorer:
         self.pad_id = tokenizer.pad_token_id
         if self.pad_id is None:
             self.pad_id = self.start_id if self.start_id is not None else 0
+        # Shared-prefix scoring (score_options): the kept prefix caches, most recent last.
+        self._prefixes: OrderedDict[tuple[int, ...], object] = OrderedDict()
+        self._batch_cap: int | None = None  # the batch size an out-of-memory left, if any
 
     # ---------------------------------------------------------------- tokenisation
     def _encode(self, text: str, *, special: bool) -> list[int]:
@@ -156,49 +175,169 @@ class CausalLMScorer:
         batch_size: int = 8,
         groups: Sequence[Hashable] | None = None,
     ) -> list[OptionScores]:
-        """Σ log P(option tokens | prompt) and token counts for every option of every item."""
+        """Σ log P(option tokens | prompt) and token counts for every option of every item.
+
+        ``groups`` (one hashable per item, e.g. runs.py ``item_prompt``'s (template,
+        instruction language, item language, *shots)) says which items share a prompt prefix;
+        without it the items are grouped automatically (see ``_auto_groups``). Per group the
+        shared prefix is the token-level longest common prefix of its members' prompt ids,
+        shortened by one token when it is a whole prompt (every item keeps >= 1 suffix token).
+        A group shares it when it has >= 2 items and the prefix has >= ``min_shared_prefix``
+        tokens; the other items are scored with their whole prompts, as one pool. Batches are
+        length-sorted within each group (longest suffix first) and back off on GPU
+        out-of-memory (worker/engines/backoff.py; the smaller size is kept for later calls).
+        """
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        if groups is not None and len(groups) != len(items):
+            raise ValueError(f"{len(groups)} groups for {len(items)} items")
         encoded = [self._split(prompt, options) for prompt, options in items]
-        # Longest prompts first: batches of similar length waste less padding (as lm-eval does).
-        order = sorted(range(len(encoded)), key=lambda i: -len(encoded[i][0]))
+        prompts = [ids for ids, _ in encoded]
+        if groups is None:
+            members = self._auto_groups(prompts)
+        else:
+            by_group: dict[Hashable, list[int]] = {}
+            for index, group in enumerate(groups):
+                by_group.setdefault(group, []).append(index)
+            members = list(by_group.values())
+        plan: list[tuple[tuple[int, ...], list[int]]] = []
+        unshared: list[int] = []
+        for indices in members:
+            shared = _shared_prefix([prompts[i] for i in indices])
+            if len(indices) >= 2 and len(shared) >= self.min_shared_prefix:
+                plan.append((shared, indices))
+            else:
+                unshared.extend(indices)
+        if unshared:
+            plan.append(((), unshared))
+
         results: list[OptionScores | None] = [None] * len(encoded)
-        for start in range(0, len(order), batch_size):
-            chunk = order[start : start + batch_size]
-            scored = self._score_batch([encoded[i] for i in chunk])
-            for index, scores in zip(chunk, scored, strict=True):
+        for shared, indices in plan:
+            prefix = self._prefix(shared, n_items=len(indices)) if shared else None
+            length = len(prefix[0]) if prefix else 0
+            # Longest suffixes first: batches of similar length waste less padding (as lm-eval).
+            order = sorted(indices, key=lambda i: -len(prompts[i]))
+            size = min(batch_size, self._batch_cap or batch_size)
+            scored, used = map_batches(
+                lambda chunk, prefix=prefix, length=length: self._score_batch(
+                    [encoded[i] for i in chunk], prefix=prefix, length=length
+                ),
+                order,
+                batch_size=size,
+            )
+            if used < size:  # out of memory at `size`: later batches and calls stay below it
+                self._batch_cap = used
+            for index, scores in zip(order, scored, strict=True):
                 results[index] = scores
         return results  # type: ignore[return-value]
 
-    def _score_batch(self, batch: list[tuple[list[int], list[list[int]]]]) -> list[OptionScores]:
+    def _auto_groups(self, prompts: list[list[int]]) -> list[list[int]]:
+        """Groups for ``groups=None``: the prompts sorted by their token ids, cut wherever two
+        neighbours share fewer than ``min_shared_prefix`` tokens. Items with different
+        instructions (templates) fall into different groups, each sharing its own prefix;
+        prompts that start with their own text (no instruction) share nothing. Callers that
+        know the structure (two-shot examples) pass ``groups`` and get the longer prefixes."""
+        order = sorted(range(len(prompts)), key=prompts.__getitem__)
+        members: list[list[int]] = []
+        for previous, index in zip([None, *order], order, strict=False):
+            if (
+                previous is None
+                or len(_shared_prefix([prompts[previous], prompts[index]])) < self.min_shared_prefix
+            ):
+                members.append([index])
+            else:
+                members[-1].append(index)
+        return members
+
+    def _prefix(self, shared: tuple[int, ...], *, n_items: int):
+        """(prefix ids, its key/value cache at batch 1) for a group; computed once and kept in
+        a small LRU (``max_cached_prefixes``), so a run that scores one group over many calls
+        computes it once. A kept prefix that is a common prefix of the group's prompts is
+        reused when the extra suffix tokens it leaves (per item) cost less than computing the
+        group's own, longer prefix again."""
+        import torch
+
+        kept = [k for k in self._prefixes if len(k) <= len(shared) and shared[: len(k)] == k]
+        best = max(kept, key=len, default=None)
+        if best is not None and (
+            best == shared or (len(shared) - len(best)) * n_items <= len(shared)
+        ):
+            self._prefixes.move_to_end(best)
+            return best, self._prefixes[best]
+        with torch.inference_mode():
+            out = self.model(
+                input_ids=torch.tensor([shared], dtype=torch.long, device=self.device),
+                use_cache=True,
+                logits_to_keep=1,
+            )
+        self._prefixes[shared] = out.past_key_values
+        while len(self._prefixes) > self.max_cached_prefixes:
+            self._prefixes.popitem(last=False)
+        return shared, out.past_key_values
+
+    def _batch_cache(self, cache, rows: int):
+        """A new cache holding the prefix's keys/values for ``rows`` items (one copy per row;
+        the kept batch-1 cache is never written: DynamicLayer.update concatenates)."""
+        from transformers import DynamicCache
+
+        return DynamicCache(
+            ddp_cache_data=[
+                (
+                    keys.expand(rows, -1, -1, -1),
+                    values.expand(rows, -1, -1, -1),
+                    *([sliding] if sliding is not None else []),
+                )
+                for keys, values, sliding in cache
+            ]
+        )
+
+    def _score_batch(
+        self,
+        batch: list[tuple[list[int], list[list[int]]]],
+        *,
+        prefix=None,
+        length: int = 0,
+    ) -> list[OptionScores]:
+        """One batch of items: their prompt suffixes (the tokens after the group's shared
+        prefix of ``length`` tokens, or whole prompts without a prefix) in one pass, then all
+        their options in a second pass on a copy of each item's cache."""
         import torch
 
         device = self.device
-        prompt_lens = [len(p) for p, _ in batch]
-        p_max = max(prompt_lens)
-        # Prompts are LEFT-padded so every prompt ends at the last column: the first pass keeps
+        n = len(batch)
+        suffixes = [ids[length:] for ids, _ in batch]
+        prompt_lens = [len(ids) for ids, _ in batch]
+        s_max = max(len(s) for s in suffixes)
+        # Suffixes are LEFT-padded so every prompt ends at the last column: the first pass keeps
         # the logits of that column only (logits_to_keep=1), not prompt x vocabulary floats.
-        p_ids = torch.full((len(batch), p_max), self.pad_id, dtype=torch.long, device=device)
-        p_mask = torch.zeros((len(batch), p_max), dtype=torch.long, device=device)
-        for row, (ids, _) in enumerate(batch):
-            p_ids[row, p_max - len(ids) :] = torch.tensor(ids, device=device)
-            p_mask[row, p_max - len(ids) :] = 1
+        s_ids = torch.full((n, s_max), self.pad_id, dtype=torch.long)
+        s_mask = torch.zeros((n, s_max), dtype=torch.long)
+        for row, ids in enumerate(suffixes):
+            s_ids[row, s_max - len(ids) :] = torch.tensor(ids)
+            s_mask[row, s_max - len(ids) :] = 1
         rows = [(item, cont) for item, (_, conts) in enumerate(batch) for cont in conts]
         o_max = max(len(cont) for _, cont in rows)
-        o_ids = torch.full((len(rows), o_max), self.pad_id, dtype=torch.long, device=device)
-        o_mask = torch.zeros((len(rows), o_max), dtype=torch.long, device=device)
-        positions = torch.zeros((len(rows), o_max), dtype=torch.long, device=device)
-        for row, (item, cont) in enumerate(rows):
-            o_ids[row, : len(cont)] = torch.tensor(cont, device=device)
+        o_ids = torch.full((len(rows), o_max), self.pad_id, dtype=torch.long)
+        o_mask = torch.zeros((len(rows), o_max), dtype=torch.long)
+        for row, (_, cont) in enumerate(rows):
+            o_ids[row, : len(cont)] = torch.tensor(cont)
             o_mask[row, : len(cont)] = 1
-            positions[row] = torch.arange(prompt_lens[item], prompt_lens[item] + o_max)
-        owner = torch.tensor([item for item, _ in rows], dtype=torch.long, device=device)
+        owner = torch.tensor([item for item, _ in rows], dtype=torch.long)
+        # Options continue from each prompt's true length.
+        positions = torch.tensor([prompt_lens[item] for item, _ in rows]).unsqueeze(
+            1
+        ) + torch.arange(o_max)
+        s_ids, s_mask, o_ids, o_mask = (t.to(device) for t in (s_ids, s_mask, o_ids, o_mask))
+        owner, positions = owner.to(device), positions.to(device)
+        ones = torch.ones((n, length), dtype=torch.long, device=device)
+        p_mask = torch.cat([ones, s_mask], dim=1)  # prefix | suffix padding
 
         with torch.inference_mode():
             first = self.model(
-                input_ids=p_ids,
+                input_ids=s_ids,
                 attention_mask=p_mask,
-                position_ids=(torch.cumsum(p_mask, 1) - 1).clamp(min=0),
+                position_ids=length + (torch.cumsum(s_mask, 1) - 1).clamp(min=0),
+                past_key_values=self._batch_cache(prefix[1], n) if prefix else None,
                 use_cache=True,
                 logits_to_keep=1,
             )
