@@ -212,7 +212,7 @@ def main() -> None:
             f"({sum(p.numel() for p in ours.model.parameters()) / 1e6:.1f}M params), "
             f"{args.items} items x 3 options, batch {args.batch_size}, prompt {args.prompt} "
             f"(mean {statistics.mean(len(ids) for ids in split):.0f} tokens, "
-            f"{len(set(groups))} prefix groups)"
+            f"{len({tuple(ids) for ids in split})} distinct, {len(set(groups))} prefix groups)"
         )
 
         # Warm-up (also of lm-eval's tokenizer and task loading paths).

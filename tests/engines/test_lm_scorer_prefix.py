@@ -126,25 +126,33 @@ def test_shared_prefix_scores_equal_full_passes(scorer, unshared, reference, bat
 
 def test_mixed_groups_identical_prompts_and_a_group_of_one(scorer, unshared, reference):
     same = EN_ITEMS[0]
+    longer = (same[0] + " Explain.\nThe correct answer is:", same[1])
     items = [
         EN_ITEMS[1],
         same,
         HI_ITEMS[0],
-        same,  # identical prompts: the shared prefix is the whole prompt, less one token
-        (same[0], [" The nurse"]),
+        same,  # identical prompts: scored once, with the union of their options
+        (same[0], [" The nurse", " Ravi"]),
+        longer,  # `same` is a prefix of it: the shared prefix is `same` less one token
         HI_ITEMS[1],
         EN_ITEMS[2],  # alone in its group: scored whole
     ]
-    groups = ["a", "same", "hi", "same", "same", "hi", "single"]
+    groups = ["a", "same", "hi", "same", "same", "same", "hi", "single"]
+    calls = forward_shapes(scorer)
     got = scorer.score_options(items, batch_size=2, groups=groups)
     assert_equal_to_full_passes(items, got, reference)
     whole = unshared.score_options(items, batch_size=2)
     for ours, theirs in zip(got, whole, strict=True):
         assert ours.sum_logprob == pytest.approx(theirs.sum_logprob, abs=1e-5)
-    prompt_ids = scorer._split(*same)[0]
-    assert tuple(prompt_ids[:-1]) in scorer._prefixes  # >= 1 suffix token per item
-    assert got[1].sum_logprob == pytest.approx(got[3].sum_logprob, abs=1e-5)
-    assert got[4].sum_logprob[0] == pytest.approx(got[1].sum_logprob[1], abs=1e-5)
+    same_ids, longer_ids = scorer._split(*same)[0], scorer._split(*longer)[0]
+    assert longer_ids[: len(same_ids)] == same_ids
+    assert tuple(same_ids[:-1]) in scorer._prefixes  # >= 1 suffix token per item
+    assert got[1].sum_logprob == got[3].sum_logprob
+    assert got[4].sum_logprob[0] == got[1].sum_logprob[1]
+    # 6 distinct prompts: the "same" and "hi" groups' prefixes, then per batch a prompt pass
+    # and an option pass ("same": 2 prompts, "hi": 2, "a" + "single" scored whole: 2).
+    assert len(calls) == 2 + 2 * 3
+    assert [rows for rows, _, cached in calls if cached == 0] == [1, 1, 2]
 
 
 def test_groups_without_a_long_common_prefix_share_nothing(scorer, reference):

@@ -191,13 +191,29 @@ class CausalLMScorer:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
         if groups is not None and len(groups) != len(items):
             raise ValueError(f"{len(groups)} groups for {len(items)} items")
-        encoded = [self._split(prompt, options) for prompt, options in items]
+        # Identical prompts are scored once, with the union of their options (lm-eval, too,
+        # computes identical requests once); `where` maps every item back.
+        unique: dict[tuple[int, ...], int] = {}
+        encoded: list[tuple[list[int], list[list[int]]]] = []
+        unique_groups: list[Hashable] = []
+        where: list[tuple[int, list[int]]] = []
+        for index, (prompt, options) in enumerate(items):
+            ids, conts = self._split(prompt, options)
+            u = unique.setdefault(tuple(ids), len(encoded))
+            if u == len(encoded):
+                encoded.append((ids, []))
+                unique_groups.append(groups[index] if groups is not None else None)
+            known = encoded[u][1]
+            for cont in conts:
+                if cont not in known:
+                    known.append(cont)
+            where.append((u, [known.index(cont) for cont in conts]))
         prompts = [ids for ids, _ in encoded]
         if groups is None:
             members = self._auto_groups(prompts)
         else:
             by_group: dict[Hashable, list[int]] = {}
-            for index, group in enumerate(groups):
+            for index, group in enumerate(unique_groups):
                 by_group.setdefault(group, []).append(index)
             members = list(by_group.values())
         plan: list[tuple[tuple[int, ...], list[int]]] = []
@@ -229,7 +245,10 @@ class CausalLMScorer:
                 self._batch_cap = used
             for index, scores in zip(order, scored, strict=True):
                 results[index] = scores
-        return results  # type: ignore[return-value]
+        return [
+            OptionScores(tuple(results[u].options[j] for j in picks))  # type: ignore[union-attr]
+            for u, picks in where
+        ]
 
     def _auto_groups(self, prompts: list[list[int]]) -> list[list[int]]:
         """Groups for ``groups=None``: the prompts sorted by their token ids, cut wherever two
