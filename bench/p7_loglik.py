@@ -3,26 +3,33 @@
 Run (no database, no network; CPU):
 
     . .venv/bin/activate
-    python bench/p7_loglik.py                      # 300 items, batch 8, median of 3
-    python bench/p7_loglik.py --items 600 --batch-size 16 --repeats 5 --threads 2
+    python bench/p7_loglik.py --prompt bharatbbq-2shot --items 200 --repeats 3
+    python bench/p7_loglik.py --prompt bharatbbq --items 200 --repeats 3 [--distinct]
+    python bench/p7_loglik.py --prompt short --items 200 --repeats 3
 
 Same process, same model, same items, same batch size:
 
 * the model: a random GPT-2 built by worker.engines.tiny_lm (4 layers, d=256 by default,
   so the forward passes dominate), saved to a temporary directory;
 * the items: --items BBQ-style multiple-choice items (English and Hindi, 3 options each,
-  the unknown option included), written by apps.evaluation.formats.lm_eval as an
-  lm-evaluation-harness task (YAML + JSONL);
-* Kasauti: worker.engines.lm_scorer.CausalLMScorer.score_options over (prompt, options)
-  with exactly the harness's prompt (doc_to_text) and continuations (" " + option);
+  the unknown option included; --distinct: no two prompts alike);
+* the prompts: --prompt bharatbbq / bharatbbq-2shot are the seeded templates
+  bharatbbq-en-0shot / -2shot (BharatBBQ Appendix C, English instruction), rendered per item by
+  apps/evaluation/services/runs.py item_prompt with a run's shot pool (the same two solved
+  examples per item on both sides) and exported through services/exports.py with each doc's
+  whole prompt (doc_to_text "{{prompt}}"); --prompt short is the harness bbq task's layout;
+* Kasauti: worker.engines.lm_scorer.CausalLMScorer.score_options over (prompt, options) with
+  the run's prefix groups (item_prompt's group; for short, the language), the kept prefix
+  caches cleared before every repeat;
 * lm-eval: lm_eval.simple_evaluate(model=HFLM(pretrained=dir), tasks=[the exported task],
   batch_size=same), the HFLM object built once outside the timing.
 
 Prints items/s for each (median of --repeats, runs interleaved; also the process CPU time,
-which other processes on a shared machine disturb less than wall time), the ratio Kasauti / lm-eval
-(goal >= 1.5), the share of items where both pick the same option (argmax of the summed
-log-likelihood; goal >= 99 %), the largest absolute log-likelihood difference, and the load
-average before and after.
+which other processes on a shared machine disturb less than wall time), the ratios Kasauti /
+lm-eval against issue 23's goals (>= 4x two-shot, >= 2.5x zero-shot, >= 1.69x short), the
+share of items where both pick the same option (argmax of the summed log-likelihood; goal:
+every item), the largest absolute log-likelihood difference (goal <= 1e-5), and the load
+average before, after and per run.
 """
 
 from __future__ import annotations
@@ -72,7 +79,10 @@ UNKNOWN = {"en": ["Cannot be determined", "Unknown", "Not enough information"], 
 PLACES = {"en": ["at the hospital", "near the temple", "in the market"], "hi": ["अस्पताल में"]}
 
 
-def make_instances(n: int, seed: int = 7) -> list[dict]:
+def make_instances(n: int, seed: int = 7, *, distinct: bool = False) -> list[dict]:
+    """BBQ-style items from a few names, places and questions: many prompts repeat (both
+    scorers compute identical requests once). `distinct`: every context gets its own sentence,
+    so no two prompts are the same (as in a real release)."""
     rng = random.Random(seed)
     out = []
     for i in range(n):
@@ -89,6 +99,12 @@ def make_instances(n: int, seed: int = 7) -> list[dict]:
             if i % 2:
                 context += f" {b} घर पर थैला भूल गया था।"
             question = rng.choice(["थैला कौन भूल गया?", "कौन सावधान था?"])
+        if distinct:
+            context += (
+                f" The wait lasted {i + 5} minutes."
+                if lang == "en"
+                else (f" इंतज़ार {i + 5} मिनट चला।")
+            )
         options = [(a, "target"), (b, "non_target"), (rng.choice(UNKNOWN[lang]), "unknown")]
         rng.shuffle(options)
         roles = [r for _, r in options]
@@ -179,6 +195,7 @@ def main() -> None:
     parser.add_argument("--layers", type=int, default=4)
     parser.add_argument("--width", type=int, default=256)
     parser.add_argument("--prompt", choices=PROMPTS, default="bharatbbq")
+    parser.add_argument("--distinct", action="store_true", help="no two items with the same prompt")
     parser.add_argument(
         "--threads",
         type=int,
@@ -201,7 +218,7 @@ def main() -> None:
         model_dir = build_tiny_gpt2(
             tmp / "gpt2", n_layer=args.layers, n_embd=args.width, n_head=4, seed=0
         )
-        instances = make_instances(args.items)
+        instances = make_instances(args.items, distinct=args.distinct)
         items, groups = kasauti_items(instances, args.prompt, tmp / "task")
         manager = TaskManager(include_path=str(tmp / "task"), include_defaults=False)
         ours = load_causal_lm(model_dir)
