@@ -84,3 +84,14 @@ def test_the_real_scorer_backs_off_and_scores_the_same(tiny_gpt2_dir):
     rows_seen.clear()
     scorer.score_options(ITEMS, batch_size=8)  # later calls start at the size that fitted
     assert max(rows_seen) <= 4
+
+
+def test_the_real_scorer_fails_clearly_when_one_item_does_not_fit(tiny_gpt2_dir):
+    scorer = load_causal_lm(tiny_gpt2_dir)
+
+    def no_memory(*args, **kwargs):
+        raise torch.cuda.OutOfMemoryError("CUDA out of memory")
+
+    scorer.model.forward = no_memory
+    with pytest.raises(BatchOutOfMemoryError, match="tried batch sizes 4, 2, 1"):
+        scorer.score_options(ITEMS, batch_size=4)

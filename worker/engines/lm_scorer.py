@@ -1,25 +1,43 @@
 """Causal language-model scoring: option log-likelihoods for multiple-choice items (BharatBBQ
 Appendix C) and sentence log-probabilities (CrowS-Pairs with a causal LM).
 
-Option scoring computes each item's shared prompt ONCE. A batch of items goes through the model
-in two forward passes:
+Option scoring (``CausalLMScorer.score_options``) computes every shared piece of text once:
 
-1. the prompts, left-padded, with ``use_cache=True`` and ``logits_to_keep=1``: the key/value
-   cache of every prompt and only the next-token distribution after its last token (which
-   scores every option's first token; a 128k vocabulary times every prompt position would be
-   gigabytes on a real model);
-2. the options of all items, right-padded, each row on a copy of its item's prompt cache
-   (``Cache.reorder_cache`` with repeated indices), with position ids continuing from the
-   prompt's true length and an attention mask that hides the prompt padding.
+* identical prompts are scored once, with the union of their options;
+* items of one prefix group (``groups``: runs.py ``item_prompt`` gives the template, the
+  languages and the two solved examples) share a prompt prefix: the token-level longest common
+  prefix of the group's prompt ids, one token short of the shortest prompt (every item keeps at
+  least one token of its own). Its key/value cache is computed ONCE, at batch 1, and kept (an
+  LRU of ``max_cached_prefixes`` per scorer, so a run that scores a group over many calls
+  computes it once);
+* per length-sorted batch of a group's items, two forward passes:
+
+  1. the items' suffixes (prompt tokens after the prefix), left-padded so every prompt ends at
+     the last column, on a copy of the prefix cache per item (attention mask
+     ``[ones(prefix) | suffix mask]``, position ids continuing from the prefix length), with
+     ``logits_to_keep=1``: only the next-token distribution after each prompt's last token
+     (which scores every option's first token; a 128k vocabulary times every prompt position
+     would be gigabytes on a real model);
+  2. the options of all items, right-padded, each row on a copy of its item's cache
+     (``Cache.reorder_cache`` with repeated indices), with position ids continuing from the
+     prompt's true length and an attention mask that hides the suffix padding.
+
+Items without a group to share with (a group of one, or a common prefix shorter than
+``min_shared_prefix`` tokens) run the same two passes on their whole prompts. Memory: the kept
+batch-1 prefix caches; per batch, the prefix copied once per item plus the suffixes, and that
+cache repeated once per option for the option pass. Batches back off on GPU out-of-memory
+(worker/engines/backoff.py).
 
 Tokenisation follows lm-evaluation-harness: the prompt is encoded alone (with the tokenizer's
 usual special tokens, e.g. Llama's BOS) and an option's tokens are the tail of the encoding of
 ``prompt + option`` after the prompt's tokens, so a word that the tokenizer would join across
-the boundary is scored the way the model reads the whole text. The result equals one full,
-uncached forward pass per option (tests check 1e-4 on a tiny GPT-2, English and Devanagari).
+the boundary is scored the way the model reads the whole text. The prefix is cut from those
+token ids, so sharing never changes what is scored: the result equals one full, uncached
+forward pass per option (tests check 1e-4 on a tiny GPT-2, English and Devanagari).
 
-Device and dtype are arguments (``device="cuda"``, ``dtype="bfloat16"`` on a GPU): every tensor
-is created on ``self.device``; nothing calls ``.cuda()``.
+Device and dtype are arguments (``device="cuda"``, ``dtype="bfloat16"`` on a GPU; a run takes
+both from its model entry): every tensor is created on ``self.device``; nothing calls
+``.cuda()``.
 """
 
 from __future__ import annotations
@@ -283,16 +301,22 @@ class CausalLMScorer:
         ):
             self._prefixes.move_to_end(best)
             return best, self._prefixes[best]
-        with torch.inference_mode():
-            out = self.model(
-                input_ids=torch.tensor([shared], dtype=torch.long, device=self.device),
-                use_cache=True,
-                logits_to_keep=1,
-            )
-        self._prefixes[shared] = out.past_key_values
+
+        def prefix_pass(batch: list[tuple[int, ...]]) -> list:
+            with torch.inference_mode():
+                out = self.model(
+                    input_ids=torch.tensor(batch, dtype=torch.long, device=self.device),
+                    use_cache=True,
+                    logits_to_keep=1,
+                )
+            return [out.past_key_values]
+
+        # Through the back-off at batch 1: out of memory here is the clear error, not a crash.
+        (cache,), _ = map_batches(prefix_pass, [shared], batch_size=1)
+        self._prefixes[shared] = cache
         while len(self._prefixes) > self.max_cached_prefixes:
             self._prefixes.popitem(last=False)
-        return shared, out.past_key_values
+        return shared, cache
 
     def _batch_cache(self, cache, rows: int):
         """A new cache holding the prefix's keys/values for ``rows`` items (one copy per row;
