@@ -399,7 +399,8 @@ class CausalLMScorer:
             tail = second.logits[:, :-1].float().log_softmax(-1)
             first_lp = head.gather(1, o_ids[:, :1]).squeeze(1)
             rest_lp = tail.gather(2, o_ids[:, 1:].unsqueeze(-1)).squeeze(-1) * o_mask[:, 1:]
-            sums = (first_lp + rest_lp.sum(1)).tolist()
+            # Summed in float64: a float32 sum near -50 rounds to 4e-6 steps.
+            sums = (first_lp.double() + rest_lp.double().sum(1)).tolist()
 
         scores: list[list[OptionScore]] = [[] for _ in batch]
         for row, (item, cont) in enumerate(rows):
