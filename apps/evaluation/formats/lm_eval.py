@@ -10,9 +10,14 @@ BBQ-style ``answer_info``), so ``--log_samples`` output can be fed back to
 ``apps.evaluation.metrics.bbq``. The data file is loaded by the ``json`` builder of
 ``datasets`` from a local path: no hub access.
 
+Rendered prompts: a doc may carry its whole ``prompt`` (what Kasauti's run scores for that item,
+e.g. a two-shot prompt with the item's own two solved examples, or a template per language);
+with ``template=PROMPT_TEMPLATE`` (``{{prompt}}``) the harness's context is exactly that text
+(``--num_fewshot`` stays 0: the examples are in the prompt).
+
 Plain Python: no Django. Input: an iterable of dicts with ``context``, ``question``,
-``ans0..ans2`` (or ``answers``), ``label`` and optionally ``category``, ``language``,
-``context_condition``, ``question_polarity``, ``roles`` / ``answer_info``, ``id``.
+``ans0..ans2`` (or ``answers``), ``label`` and optionally ``prompt``, ``category``,
+``language``, ``context_condition``, ``question_polarity``, ``roles`` / ``answer_info``, ``id``.
 """
 
 from __future__ import annotations
@@ -25,6 +30,8 @@ from pathlib import Path
 from typing import Any
 
 DEFAULT_TEMPLATE = "{{context}}\n\nQuestion: {{question}}\nAnswer:"
+# The harness prompt when every doc carries its rendered Kasauti prompt.
+PROMPT_TEMPLATE = "{{prompt}}"
 ROLES = ("target", "non_target", "unknown")
 _TASK_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 
@@ -57,6 +64,9 @@ def instance_to_doc(instance: Mapping[str, Any], *, position: int) -> dict[str, 
         roles = [str(r) for r in roles]
         if sorted(roles) != sorted(ROLES):
             raise ExportError(f"{where}: field 'roles' must name each of {ROLES} once: {roles}")
+    prompt = instance.get("prompt")
+    if prompt is not None and (not isinstance(prompt, str) or not prompt.strip()):
+        raise ExportError(f"{where}: field 'prompt' must be a non-empty string")
     doc: dict[str, Any] = {
         "id": instance.get("id", position),
         "context": _nfc(instance["context"]).strip(),
@@ -73,6 +83,8 @@ def instance_to_doc(instance: Mapping[str, Any], *, position: int) -> dict[str, 
     if info is None and roles is not None:
         info = {f"ans{i}": [doc[f"ans{i}"], role] for i, role in enumerate(roles)}
     doc["answer_info"] = info
+    if prompt is not None:
+        doc["prompt"] = _nfc(prompt)  # not stripped: the exact text the run scores
     return doc
 
 
@@ -117,6 +129,10 @@ def lm_eval_task_write(
     docs = [instance_to_doc(inst, position=i) for i, inst in enumerate(instances)]
     if not docs:
         raise ExportError("no instances to export")
+    if "prompt" in template:
+        missing = next((i for i, doc in enumerate(docs) if "prompt" not in doc), None)
+        if missing is not None:
+            raise ExportError(f"instance {missing}: the template uses {{{{prompt}}}}, it has none")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     data_file = out / f"{task}.jsonl"
