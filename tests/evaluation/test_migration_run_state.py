@@ -12,12 +12,16 @@ from django.db.migrations.executor import MigrationExecutor
 from tests.evaluation.bbq_data import bbq_dataset
 
 BEFORE = [("evaluation", "0003_model_demo"), ("core", "0004_job_progress_samples")]
-AFTER = [("evaluation", "0004_run_state_on_job")]
+# After: every app at its latest migration (evaluation 0004 and what came later, e.g. core's
+# Job.worker, which the live models below read), as the rest of the suite expects the schema.
+AFTER = None
 
 
 def _migrate(targets):
     executor = MigrationExecutor(connection)
     executor.loader.build_graph()
+    if targets is None:
+        targets = executor.loader.graph.leaf_nodes()
     executor.migrate(targets)
     return executor.loader.project_state(targets).apps
 
