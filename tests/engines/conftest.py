@@ -30,3 +30,26 @@ def en_indic(tiny_model_dirs: dict[str, Path]) -> Translator:
 @pytest.fixture(scope="session")
 def indic_en(tiny_model_dirs: dict[str, Path]) -> Translator:
     return Translator(tiny_model_dirs["indic-en"], device="cpu")
+
+
+# --- the OpenAI-protocol test server (tests/support_openai_server.py) ------------------------
+
+
+@pytest.fixture(scope="module")
+def completions_server(tiny_gpt2_dir):
+    """One server per test module, scoring with the suite's tiny GPT-2."""
+    from tests.support_openai_server import OpenAICompletionsServer
+
+    with OpenAICompletionsServer(tiny_gpt2_dir, model_name="tiny") as running:
+        yield running
+
+
+@pytest.fixture
+def server(completions_server):
+    """The module's server with no requests recorded, no faults pending and its defaults."""
+    completions_server.reset()
+    yield completions_server
+    completions_server.reset()
+    completions_server.accept_lists = True
+    completions_server.reverse_choices = False
+    completions_server.gather = 1

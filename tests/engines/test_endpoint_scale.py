@@ -13,7 +13,7 @@ from email.utils import format_datetime
 
 import pytest
 
-from tests.support_openai_server import Fault, OpenAICompletionsServer
+from tests.support_openai_server import Fault
 from worker.engines.endpoint import EndpointError, EndpointScorer, retry_after_seconds
 from worker.engines.errors import ModelConfigurationError
 
@@ -34,23 +34,9 @@ TEXTS = [prompt + option for prompt, options in ITEMS for option in options]
 
 
 @pytest.fixture(scope="module")
-def running(tiny_gpt2_dir):
-    with OpenAICompletionsServer(tiny_gpt2_dir, model_name="tiny") as s:
-        yield s
-
-
-@pytest.fixture
-def server(running):
-    running.reset()
-    yield running
-    running.reset()
-    running.accept_lists, running.reverse_choices, running.gather = True, False, 1
-
-
-@pytest.fixture(scope="module")
-def reference(running):
+def reference(completions_server):
     """The scores one request at a time, one prompt per request (the plain client)."""
-    scored = EndpointScorer(running.url, model="tiny").score_options(ITEMS)
+    scored = EndpointScorer(completions_server.url, model="tiny").score_options(ITEMS)
     return [(s.sum_logprob, s.n_tokens) for s in scored]
 
 
