@@ -97,6 +97,8 @@ def test_parts_add_up_to_the_run_scored_in_one_piece(
     assert parent.result["predictions"] == 32
     assert [p["part"] for p in parent.result["parts"]] == [0, 1, 2, 3]
     assert all(p["attempts"] == 1 for p in parent.result["parts"])
+    # The last part succeeded with the run, in its transaction: no part is left running.
+    assert all(p["status"] == "succeeded" for p in parent.result["parts"])
     child = Job.objects.get(pk=children[0].pk)
     assert child.status == Job.Status.SUCCEEDED and child.result["scored"] == 10
 

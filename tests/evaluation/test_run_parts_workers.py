@@ -143,6 +143,6 @@ def test_a_part_whose_worker_is_killed_is_rerun_by_the_other_worker(two_workers,
     assert run.status == "complete" and run.results["predictions"] == items
     parts = parent.result["parts"]
     assert [p["part"] for p in parts] == list(range(8))
-    assert set(parent.children.values_list("status", flat=True)) == {Job.Status.SUCCEEDED}
+    assert all(p["status"] == "succeeded" for p in parts)  # as the run finished, not later
     assert {p["worker"] for p in parts} <= {killed_worker.name, survivor.name}
     assert sum(p["items"] for p in parts) == items

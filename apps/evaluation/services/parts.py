@@ -15,8 +15,9 @@ added later to a live dataset still belongs to a part.
   alone while any of its parts is queued or running (apps/core/watchdog.py).
 * Progress adds up: after each window a part writes the run job's progress as the number of
   the run's items that have a prediction, whichever part scored them.
-* The metrics are computed once, by whichever part finds every item scored: under a lock on
-  the run's job row, which another part takes after it and then finds the job finished.
+* The metrics are computed once, by the last part to finish: each part marks itself succeeded
+  under a lock on the run's job row, and the one that then finds every part succeeded and
+  every item scored computes the metrics and finishes the run's job.
 * Cancelling the run cancels its parts; cancelling a part cancels the run; a part that fails
   fails the run with the part's reason (and the others are cancelled). Resuming the run
   resumes the parts that still have items to score.
@@ -160,43 +161,50 @@ def run_part_execute(*, job: Job, progress) -> dict[str, Any]:
         job_progress(job_id=run.job_id, done=run_scored_count(run=run), total=total)
 
     scored = run_items_score(run=run, ids=ids, progress=report)
-    run_finish_if_complete(run=run)
-    return {
+    result = {
         "run_id": run.pk,
         "part": part["part"],
         "items": len(ids),
         "scored": scored,
         "workers": workers,
     }
+    run_finish_if_complete(run=run, part_job=job, part_result=result)
+    return result
 
 
-def run_finish_if_complete(*, run: EvaluationRun) -> bool:
-    """Compute the run's metrics and finish its job if every item has a prediction and the job
-    is still running. Exactly once: the job row is locked, and a second caller finds it
-    finished. Returns whether this call finished the run."""
+def run_finish_if_complete(
+    *,
+    run: EvaluationRun,
+    part_job: Job | None = None,
+    part_result: dict[str, Any] | None = None,
+) -> bool:
+    """Finish the part `part_job` (with `part_result`), then, if every part has succeeded and
+    every item has a prediction, compute the run's metrics and finish the run's job. Both under
+    a lock on the run's job row: parts finishing at the same moment take turns, and the last
+    one sees the others succeeded, so the metrics are computed exactly once and a finished run
+    never lists a part still running. Returns whether this call finished the run."""
     from .runs import run_items, run_result
 
     scored = Prediction.objects.filter(run=run, instance=OuterRef("pk"))
     with transaction.atomic():
         parent = Job.objects.select_for_update().get(pk=run.job_id)
+        if part_job is not None:
+            job_succeed(job_id=part_job.pk, result=part_result or {})
         if parent.status != Job.Status.RUNNING:
             return False
+        if parent.children.exclude(status=Job.Status.SUCCEEDED).exists():
+            return False  # the last part to finish finishes the run
         items = run_items(dataset=run.dataset, release=run.release)
         if items.filter(~Exists(scored)).exists():
             return False
         result = run_result(run=run)
-        result["parts"] = [
-            {key: value for key, value in part.items() if key != "status"}
-            for part in run_parts_summary(run_job=parent)
-        ]
+        result["parts"] = run_parts_summary(run_job=parent)
         logger.info("run %s: every item scored; metrics computed", run.pk)
         return job_succeed(job_id=parent.pk, result=result)
 
 
 def run_parts_summary(*, run_job: Job) -> list[dict[str, Any]]:
-    """Each part's items, status, workers, attempts and recoveries (in part order), as they
-    are now (the run's job result keeps them without the status: the part that finishes the
-    run is still running when it writes them)."""
+    """Each part's items, status, workers, attempts and recoveries (in part order)."""
     rows = []
     for child in run_job.children.order_by("id"):
         workers = [w for w in child.params.get("workers", []) if w]
