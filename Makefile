@@ -12,13 +12,15 @@ STAMP := $(VENV)/.installed-$(shell cat pyproject.toml constraints.txt | sha1sum
 # the translation section (whose figures SQLite groups in Python), the survey imports
 # (tests/surveys/test_import*.py), and the studio's adaptation record, report and template
 # export (tests/catalog/test_adaptation_*.py,
-# tests/catalog/test_export_templates.py).
+# tests/catalog/test_export_templates.py), and a run split into parts
+# (tests/evaluation/test_run_parts.py).
 SQLITE_TESTS := $(wildcard tests/catalog/test_import*.py) tests/catalog/test_bbq_generator.py \
 	tests/releases/test_guards.py tests/releases/test_provenance_column.py \
 	tests/releases/test_card.py tests/releases/test_changelog.py tests/releases/test_provenance.py \
 	tests/translation/test_release_card.py \
 	$(wildcard tests/surveys/test_import*.py) \
-	$(wildcard tests/catalog/test_adaptation_*.py) tests/catalog/test_export_templates.py
+	$(wildcard tests/catalog/test_adaptation_*.py) tests/catalog/test_export_templates.py \
+	tests/evaluation/test_run_parts.py
 
 .PHONY: run test setup services lint bench clean
 
