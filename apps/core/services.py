@@ -55,10 +55,16 @@ def job_create(
     title: str = "",
     unit: str = "",
     created_by=None,
+    parent: Job | None = None,
 ) -> Job:
     job_kind_get(kind)  # an unregistered kind is a programming error: fail loudly here
     return Job.objects.create(
-        kind=kind, title=title[:200], params=params, progress_unit=unit, created_by=created_by
+        kind=kind,
+        title=title[:200],
+        params=params,
+        progress_unit=unit,
+        created_by=created_by,
+        parent=parent,
     )
 
 

@@ -123,8 +123,8 @@ def run_parts_dispatch(*, run: EvaluationRun, ids: list[int]) -> list[Job]:
                     title=f"{parent.title} — part {part['part'] + 1} of {len(plan)}",
                     unit="items",
                     created_by=parent.created_by,
+                    parent=parent,
                 )
-                Job.objects.filter(pk=child.pk).update(parent=parent)
                 job_dispatch(job=child)
             elif child.status == Job.Status.SUCCEEDED:
                 # Done once, yet items are missing (their predictions were removed): again.
