@@ -32,7 +32,7 @@ from typing import Any
 from django.db.models import QuerySet
 from django.db.models.fields.json import KeyTransform
 
-from apps.catalog.models import LANGUAGE_NAMES, Dataset
+from apps.catalog.models import AUTONYMS, LANGUAGE_NAMES, Dataset
 from apps.core.filters import ReferenceNotFound, reference_lookup
 from apps.releases.models import Release
 
@@ -57,20 +57,6 @@ METRIC_N = {
     "diff_bias_d": "n_dis",
 }
 COUNT_KEYS = ("n_amb", "n_dis", "n_np", "n_nnp", "n_unanswered")
-
-# Each item language's own name, shown beside its code (and drawn in its script).
-AUTONYMS = {
-    "en": "English",
-    "hi": "हिन्दी",
-    "mr": "मराठी",
-    "bn": "বাংলা",
-    "as": "অসমীয়া",
-    "or": "ଓଡ଼ିଆ",
-    "ta": "தமிழ்",
-    "te": "తెలుగు",
-    "es": "español",
-    "ca": "català",
-}
 
 
 @dataclass(frozen=True)
@@ -206,9 +192,11 @@ def leaderboard_rows(*, runs: Iterable[EvaluationRun] | None = None) -> list[dic
 
 # --- filters and ordering ------------------------------------------------------------------
 
+# The columns that say what a row is (its key), in the order ties are broken; each is a filter.
+_LABELS = ("model", "dataset", "release", "language", "setting")
 FILTERS = ("dataset", "release", "model", "language", "setting")
 # Columns a board can be ordered by: the row's labels, its counts and every figure.
-ORDER_KEYS = ("model", "dataset", "release", "language", "setting", *COUNT_KEYS, *METRIC_KEYS)
+ORDER_KEYS = (*_LABELS, *COUNT_KEYS, *METRIC_KEYS)
 DEFAULT_ORDERING = "model"
 
 
@@ -309,9 +297,6 @@ def _label_key(row: Mapping[str, Any], column: str) -> tuple:
     if column == "setting":
         return (_SETTING_ORDER.get(row["setting"], len(_SETTING_ORDER)), row["setting"])
     raise KeyError(column)
-
-
-_LABELS = ("model", "dataset", "release", "language", "setting")
 
 
 def _tie_key(row: Mapping[str, Any]) -> tuple:

@@ -30,6 +30,8 @@ from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
+from apps.catalog.models import AUTONYMS
+
 from .models import Survey, SurveyVersion
 from .questionnaire import PREFER_NOT, Questionnaire
 from .services.responses import (
@@ -63,27 +65,6 @@ ANSWER_FIELDS = (
     "experience",
 )
 
-# The language switcher names each language in itself.
-AUTONYMS = {
-    "as": "অসমীয়া",
-    "bn": "বাংলা",
-    "ca": "Català",
-    "en": "English",
-    "es": "Español",
-    "eu": "Euskara",
-    "gl": "Galego",
-    "gu": "ગુજરાતી",
-    "hi": "हिन्दी",
-    "kn": "ಕನ್ನಡ",
-    "ml": "മലയാളം",
-    "mr": "मराठी",
-    "ne": "नेपाली",
-    "or": "ଓଡ଼ିଆ",
-    "pa": "ਪੰਜਾਬੀ",
-    "ta": "தமிழ்",
-    "te": "తెలుగు",
-    "ur": "اردو",
-}
 RTL = {"ar", "fa", "he", "ur"}
 
 

@@ -12,6 +12,7 @@ Django's app registry see one module.
 from .adaptation import Adaptation
 from .concepts import Category, ConceptSource, EvidenceReference, StereotypeConcept
 from .datasets import (
+    AUTONYMS,
     LANGUAGE_NAMES,
     Dataset,
     UnknownExpression,
@@ -33,6 +34,7 @@ from .templates import (
 
 __all__ = [
     "Adaptation",
+    "AUTONYMS",
     "LANGUAGE_NAMES",
     "Category",
     "ConceptSource",

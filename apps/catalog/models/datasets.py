@@ -20,6 +20,28 @@ LANGUAGE_NAMES = {
     "ca": "Catalan",
 }
 
+# Each language named in itself: the survey's language switcher and the leaderboard's rows.
+AUTONYMS = {
+    "as": "অসমীয়া",
+    "bn": "বাংলা",
+    "ca": "Català",
+    "en": "English",
+    "es": "Español",
+    "eu": "Euskara",
+    "gl": "Galego",
+    "gu": "ગુજરાતી",
+    "hi": "हिन्दी",
+    "kn": "ಕನ್ನಡ",
+    "ml": "മലയാളം",
+    "mr": "मराठी",
+    "ne": "नेपाली",
+    "or": "ଓଡ଼ିଆ",
+    "pa": "ਪੰਜਾਬੀ",
+    "ta": "தமிழ்",
+    "te": "తెలుగు",
+    "ur": "اردو",
+}
+
 
 class Dataset(models.Model):
     """What goes out together: templates (and their instances), sentence pairs, tuples and

@@ -28,6 +28,7 @@ added later to a live dataset still belongs to a part.
 from __future__ import annotations
 
 import logging
+from bisect import bisect_left
 from typing import Any
 
 from django.conf import settings
@@ -84,17 +85,10 @@ def _part_ids(*, run: EvaluationRun, part: dict[str, int]) -> list[int]:
     )
 
 
-def _part_missing(*, run: EvaluationRun, part: dict[str, int]) -> bool:
-    """Whether some item of the part has no prediction yet."""
-    from .runs import run_items
-
-    scored = Prediction.objects.filter(run=run, instance=OuterRef("pk"))
-    return (
-        run_items(dataset=run.dataset, release=run.release)
-        .filter(id__gte=part["first_id"], id__lte=part["last_id"])
-        .filter(~Exists(scored))
-        .exists()
-    )
+def _has_items_in(missing: list[int], part: dict[str, int]) -> bool:
+    """Whether the sorted ids `missing` hold one in the part's range."""
+    index = bisect_left(missing, part["first_id"])
+    return index < len(missing) and missing[index] <= part["last_id"]
 
 
 def run_parts_dispatch(*, run: EvaluationRun, ids: list[int]) -> list[Job]:
@@ -109,12 +103,15 @@ def run_parts_dispatch(*, run: EvaluationRun, ids: list[int]) -> list[Job]:
             parent.params = {**parent.params, "parts": plan}
             parent.save(update_fields=["params"])
         children = {child.params.get("part"): child for child in parent.children.all()}
+        # The run's items without a prediction, read once for every part (`ids` is sorted).
+        scored = set(Prediction.objects.filter(run=run).values_list("instance_id", flat=True))
+        missing = [pk for pk in ids if pk not in scored]
         queued = []
         for part in plan:
             child = children.get(part["part"])
             if child is not None and not child.is_finished:
                 continue  # alive, or the watchdog's to re-run
-            if not _part_missing(run=run, part=part):
+            if not _has_items_in(missing, part):
                 continue
             if child is None:
                 child = job_create(
